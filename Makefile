@@ -1,0 +1,28 @@
+# citebook — the two set-up commands are `make run` and `make test`.
+GO        ?= go
+DATA      ?= $(HOME)/.citebook
+ADDR      ?= :8080
+CITEBOOK_CORPUS ?= $(abspath ../shared/corpora)
+export CITEBOOK_CORPUS
+
+.PHONY: build run test bench fuzz vet
+
+build:
+	$(GO) build -o bin/citebook ./cmd/citebook
+
+run: build
+	./bin/citebook serve --data $(DATA) --addr $(ADDR)
+
+vet:
+	$(GO) vet ./...
+
+# test runs every test, against the embedded store and a real Milvus server
+# (scripts/milvus.sh starts one unless MILVUS_ADDR points at a running server).
+test: vet
+	. scripts/milvus.sh && $(GO) test -count=1 -timeout 45m ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 3x ./...
+
+fuzz:
+	scripts/fuzz.sh 10s

@@ -1,0 +1,228 @@
+// Package citebook holds the domain types every step of the data flow shares:
+// books and their versions, the parent sections and child chunks they are split
+// into, the principals who ask, and the citations they get back. Behaviour lives
+// in the packages named after each step (ingest, index, qa, citation, acl, eval,
+// web); this package only defines the vocabulary so it is defined once.
+package citebook
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Format names the source format of a book, because parsing and page semantics
+// differ: PDFs have physical pages, reflowable formats only positions.
+type Format string
+
+// Source formats citebook can ingest.
+const (
+	FormatPDF      Format = "pdf"
+	FormatEPUB     Format = "epub"
+	FormatMarkdown Format = "markdown"
+	FormatText     Format = "text"
+)
+
+// Book is a document a tenant has put into the library. Tenant and Groups are
+// attached at index time and copied to every chunk so stores can filter inside
+// retrieval.
+type Book struct {
+	ID       string    `json:"id"`
+	Title    string    `json:"title"`
+	Format   Format    `json:"format"`
+	Language string    `json:"language,omitempty"`
+	Tenant   string    `json:"tenant"`
+	Groups   []string  `json:"groups,omitempty"` // ACL groups allowed to read; empty means every user of the tenant
+	Source   string    `json:"source,omitempty"` // path of the original file, for the reader
+	Pages    int       `json:"pages,omitempty"`  // physical pages; 0 for reflowable books
+	Active   int       `json:"active_version"`   // version served to readers; 0 before the first completes
+	Created  time.Time `json:"created"`
+}
+
+// VersionStatus tracks an index build so a failed build never replaces a
+// working one.
+type VersionStatus string
+
+// Version states, in order of a successful build.
+const (
+	VersionQueued    VersionStatus = "queued"
+	VersionIndexing  VersionStatus = "indexing"
+	VersionCompleted VersionStatus = "completed"
+	VersionFailed    VersionStatus = "failed"
+)
+
+// Version is one build of a book's content. Readers are served the book's
+// Active version; a newer one becomes active only once completed.
+type Version struct {
+	BookID      string        `json:"book_id"`
+	Number      int           `json:"version"`
+	ContentHash string        `json:"content_hash"`
+	Status      VersionStatus `json:"status"`
+	Error       string        `json:"error,omitempty"`
+	Embedding   string        `json:"embedding"` // EmbeddingVersion.String() of the model that built it
+	Chunks      int           `json:"chunks"`
+	Created     time.Time     `json:"created"`
+	Completed   time.Time     `json:"completed,omitempty"`
+}
+
+// PageSpan marks where a page begins inside a text, so any quote can be mapped
+// to the page it is printed on rather than the page its chunk starts on.
+// Offset counts bytes into the text the span belongs to.
+type PageSpan struct {
+	Offset  int    `json:"offset"`
+	Page    int    `json:"page"`              // physical page, 1-based
+	Printed string `json:"printed,omitempty"` // printed label ("iv", "31"); empty when unknown
+}
+
+// Parent is a leaf section (or a chapter without sections): the unit the
+// answerer expands a matching chunk to, and the unit chapter grants apply to.
+type Parent struct {
+	ID           string     `json:"id"`
+	BookID       string     `json:"book_id"`
+	Ordinal      int        `json:"ordinal"`
+	HeadingPath  []string   `json:"heading_path"`
+	PageStart    int        `json:"page_start,omitempty"`
+	PageEnd      int        `json:"page_end,omitempty"`
+	PrintedStart string     `json:"printed_page_start,omitempty"`
+	PrintedEnd   string     `json:"printed_page_end,omitempty"`
+	CharStart    int        `json:"char_start"`
+	CharEnd      int        `json:"char_end"`
+	Text         string     `json:"text"`
+	Pages        []PageSpan `json:"pages,omitempty"`
+}
+
+// Chunk is a child: a paragraph-sized piece of a parent, the unit that is
+// embedded, retrieved and cited. Its ID is stable across versions while its
+// text is unchanged, so re-indexing only touches what changed.
+//
+// A chunk is visible in book versions [Version, Retired); Retired is 0 while
+// the chunk is still part of the newest build.
+type Chunk struct {
+	ID           string     `json:"id"`
+	BookID       string     `json:"book_id"`
+	Version      int        `json:"version"`
+	Retired      int        `json:"retired,omitempty"`
+	ParentID     string     `json:"parent_id"`
+	Ordinal      int        `json:"ordinal"`
+	HeadingPath  []string   `json:"heading_path"`
+	PageStart    int        `json:"page_start,omitempty"`
+	PageEnd      int        `json:"page_end,omitempty"`
+	PrintedStart string     `json:"printed_page_start,omitempty"`
+	PrintedEnd   string     `json:"printed_page_end,omitempty"`
+	CharStart    int        `json:"char_start"` // byte offsets into the book's cleaned text
+	CharEnd      int        `json:"char_end"`
+	Text         string     `json:"text"`
+	Tokens       int        `json:"tokens"`
+	Language     string     `json:"language,omitempty"`
+	ContentHash  string     `json:"content_hash"`
+	Pages        []PageSpan `json:"pages,omitempty"` // page starts inside Text, first at offset 0
+	Tenant       string     `json:"tenant,omitempty"`
+	Groups       []string   `json:"groups,omitempty"`
+	Embedding    string     `json:"embedding,omitempty"`
+}
+
+// HeadingString joins a heading path the way readers see it.
+func HeadingString(path []string) string { return strings.Join(path, " > ") }
+
+// PageAt returns the physical page and printed label of the byte offset off
+// inside a text whose page starts are spans. It returns 0 when the text has no
+// pages (reflowable books).
+func PageAt(spans []PageSpan, off int) (int, string) {
+	page, printed := 0, ""
+	for _, s := range spans {
+		if s.Offset > off {
+			break
+		}
+		page, printed = s.Page, s.Printed
+	}
+	return page, printed
+}
+
+// VisibleIn reports whether the chunk belongs to version v of its book.
+func (c *Chunk) VisibleIn(v int) bool {
+	return c.Version <= v && (c.Retired == 0 || c.Retired > v)
+}
+
+// Principal is who is asking: every read is scoped to one tenant, and groups
+// decide which books and chapters inside it are visible.
+type Principal struct {
+	Tenant string   `json:"tenant"`
+	User   string   `json:"user"`
+	Groups []string `json:"groups,omitempty"`
+	Admin  bool     `json:"admin,omitempty"`
+}
+
+// BookScope is one book a principal may read, at the version that is served.
+type BookScope struct {
+	BookID  string `json:"book_id"`
+	Version int    `json:"version"`
+}
+
+// Filter is an access decision resolved ahead of retrieval. Stores apply it
+// inside the search (never to a finished top-k), so a principal's results can
+// never contain a chunk it may not read. The zero Filter matches nothing.
+type Filter struct {
+	Tenant      string      `json:"tenant"`
+	Books       []BookScope `json:"books"`
+	DenyParents []string    `json:"deny_parents,omitempty"`
+}
+
+// Match reports whether a chunk passes the filter; stores that scan in
+// process use it, stores with their own query language must agree with it.
+func (f *Filter) Match(c *Chunk) bool {
+	if f == nil || c.Tenant != f.Tenant {
+		return false
+	}
+	ok := false
+	for _, b := range f.Books {
+		if b.BookID == c.BookID && c.VisibleIn(b.Version) {
+			ok = true
+			break
+		}
+	}
+	if !ok {
+		return false
+	}
+	for _, p := range f.DenyParents {
+		if p == c.ParentID {
+			return false
+		}
+	}
+	return true
+}
+
+// Citation is a verified pointer from an answer to the words that support it:
+// the quote was found inside the chunk that was in the model's context, and the
+// page is the page the quote itself is on.
+type Citation struct {
+	N           int      `json:"n"` // 1-based number shown in the answer
+	ChunkID     string   `json:"chunk_id"`
+	BookID      string   `json:"book_id"`
+	BookTitle   string   `json:"book_title"`
+	HeadingPath []string `json:"heading_path"`
+	Page        int      `json:"page,omitempty"`
+	PrintedPage string   `json:"printed_page,omitempty"`
+	Quote       string   `json:"quote"`
+	CharStart   int      `json:"char_start"` // byte offsets of the quote inside the chunk text
+	CharEnd     int      `json:"char_end"`
+}
+
+// EmbeddingVersion identifies the model that produced a vector; vectors of
+// different versions are not comparable, so a query must use the index's.
+type EmbeddingVersion struct {
+	Provider  string `json:"provider"`
+	Model     string `json:"model"`
+	Dimension int    `json:"dimension"`
+}
+
+// String renders the version as stored beside every chunk.
+func (e EmbeddingVersion) String() string {
+	return e.Provider + "/" + e.Model + "/" + strconv.Itoa(e.Dimension)
+}
+
+// Hit is a chunk a search returned, with the score that ranked it (cosine
+// similarity for vectors, BM25 for lexical, fused scores after fusion).
+type Hit struct {
+	Chunk Chunk   `json:"chunk"`
+	Score float64 `json:"score"`
+}

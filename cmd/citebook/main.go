@@ -1,0 +1,58 @@
+// Command citebook indexes books and answers questions about them with
+// citations a reader can check. Run "citebook help" for the commands.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/citebook/citebook"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := newRoot().ExecuteContext(ctx)
+	stop()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "citebook: %s\n", citebook.ErrorMessage(err))
+		if citebook.ErrorCode(err) == citebook.EINTERNAL {
+			fmt.Fprintf(os.Stderr, "cause: %v\n", err)
+		}
+		os.Exit(exitCode(err))
+	}
+}
+
+// newRoot builds the command tree; every subcommand is added here so the
+// wiring of packages stays in one place.
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "citebook",
+		Short:         "Answer questions about books with citations a reader can check",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(commands()...)
+	return root
+}
+
+// commands lists the subcommands; each lives in a file of its own.
+func commands() []*cobra.Command {
+	return []*cobra.Command{
+		// newParseCmd(), newIndexCmd(), newJobsCmd(), newAskCmd(), newServeCmd(), newTokensCmd(), newEvalCmd(),
+	}
+}
+
+// exitCode maps error codes to process exit codes: 2 for bad input, 1 otherwise.
+func exitCode(err error) int {
+	switch citebook.ErrorCode(err) {
+	case citebook.EINVALID, citebook.ENOTFOUND:
+		return 2
+	default:
+		return 1
+	}
+}

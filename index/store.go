@@ -1,0 +1,37 @@
+// Package index builds and maintains the searchable index of a library:
+// embedding chunks in batches, writing them to a vector store and a lexical
+// index, recording versions, jobs and batches, and switching a book to a new
+// version only once that version is complete. It knows nothing of answering.
+package index
+
+import (
+	"context"
+
+	"github.com/citebook/citebook"
+)
+
+// VectorStore is where chunk vectors live; the embedded store and Milvus both
+// implement it and pass the same contract suite (index/storetest).
+//
+// Versioning: a chunk is visible in versions [Version, Retired). Upsert writes
+// chunks of the version being built (invisible to readers of the active
+// version because Version is newer); Retire marks chunks the new version no
+// longer has so they vanish exactly when the new version becomes active;
+// Delete removes them physically afterwards.
+type VectorStore interface {
+	// Upsert inserts or replaces chunks by ID; vectors[i] belongs to chunks[i].
+	Upsert(ctx context.Context, chunks []citebook.Chunk, vectors [][]float32) error
+	// Retire sets Retired=version on the given chunks of a book.
+	Retire(ctx context.Context, bookID string, ids []string, version int) error
+	// Delete removes chunks by ID; missing IDs are not an error.
+	Delete(ctx context.Context, ids []string) error
+	// Search returns the k chunks most similar (cosine) to vec among those the
+	// filter matches; the filter is applied during the search, never after.
+	Search(ctx context.Context, vec []float32, f citebook.Filter, k int) ([]citebook.Hit, error)
+	// IDs lists the IDs of every stored chunk of a book, for reconciliation.
+	IDs(ctx context.Context, bookID string) ([]string, error)
+	// Get returns stored chunks by ID (without vectors), in no set order.
+	Get(ctx context.Context, ids []string) ([]citebook.Chunk, error)
+	// Close releases connections and files.
+	Close() error
+}

@@ -1,0 +1,26 @@
+package deps
+
+import (
+	_ "github.com/chromedp/chromedp"
+	_ "github.com/labstack/echo/v4"
+	_ "github.com/ledongthuc/pdf"
+	_ "github.com/milvus-io/milvus-sdk-go/v2/client"
+	_ "github.com/modelcontextprotocol/go-sdk/mcp"
+	_ "github.com/philippgille/chromem-go"
+	_ "github.com/pkoukk/tiktoken-go"
+	_ "github.com/pkoukk/tiktoken-go-loader"
+	_ "github.com/pressly/goose/v3"
+	_ "github.com/prometheus/client_golang/prometheus"
+	_ "github.com/prometheus/client_golang/prometheus/promhttp"
+	_ "github.com/schollz/progressbar/v3"
+	_ "github.com/spf13/cobra"
+	_ "github.com/stretchr/testify/require"
+	_ "github.com/tmc/langchaingo/embeddings"
+	_ "github.com/tmc/langchaingo/llms/ollama"
+	_ "github.com/tmc/langchaingo/llms/openai"
+	_ "golang.org/x/image/font/sfnt"
+	_ "golang.org/x/net/html"
+	_ "golang.org/x/text/unicode/norm"
+	_ "golang.org/x/time/rate"
+	_ "modernc.org/sqlite"
+)
