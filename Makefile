@@ -1,7 +1,7 @@
 # citebook — the two set-up commands are `make run` and `make test`.
 GO        ?= go
 DATA      ?= $(HOME)/.citebook
-ADDR      ?= :8080
+ADDR      ?= 127.0.0.1:8080
 CITEBOOK_CORPUS ?= $(abspath ../shared/corpora)
 export CITEBOOK_CORPUS
 
@@ -17,9 +17,10 @@ vet:
 	$(GO) vet ./...
 
 # test runs every test, against the embedded store and a real Milvus server
-# (scripts/milvus.sh starts one unless MILVUS_ADDR points at a running server).
+# (scripts/milvus.sh starts one unless MILVUS_ADDR points at a running server,
+# and the recipe stops it again whatever the tests' outcome).
 test: vet
-	. scripts/milvus.sh && $(GO) test -count=1 -timeout 45m ./...
+	. scripts/milvus.sh && { $(GO) test -count=1 -timeout 45m ./...; rc=$$?; milvus_stop; exit $$rc; }
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./...

@@ -6,6 +6,7 @@
 package citebook
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -57,6 +58,7 @@ type Version struct {
 	BookID      string        `json:"book_id"`
 	Number      int           `json:"version"`
 	ContentHash string        `json:"content_hash"`
+	SourceHash  string        `json:"source_hash,omitempty"` // hash of the file bytes: an unchanged file is recognised without parsing
 	Status      VersionStatus `json:"status"`
 	Error       string        `json:"error,omitempty"`
 	Embedding   string        `json:"embedding"` // EmbeddingVersion.String() of the model that built it
@@ -138,6 +140,15 @@ func PageAt(spans []PageSpan, off int) (int, string) {
 	return page, printed
 }
 
+// Clone returns a copy of c that shares no slices with it, so a store that
+// keeps chunks in memory can hand them out without callers editing its copy.
+func (c Chunk) Clone() Chunk {
+	c.HeadingPath = slices.Clone(c.HeadingPath)
+	c.Pages = slices.Clone(c.Pages)
+	c.Groups = slices.Clone(c.Groups)
+	return c
+}
+
 // VisibleIn reports whether the chunk belongs to version v of its book.
 func (c *Chunk) VisibleIn(v int) bool {
 	return c.Version <= v && (c.Retired == 0 || c.Retired > v)
@@ -189,6 +200,25 @@ func (f *Filter) Match(c *Chunk) bool {
 		}
 	}
 	return true
+}
+
+// Key identifies the filter unambiguously (every string quoted), so stores
+// can cache per-filter work, such as the rows a filter admits, until their
+// next write.
+func (f *Filter) Key() string {
+	var b strings.Builder
+	b.WriteString(strconv.Quote(f.Tenant))
+	for _, s := range f.Books {
+		b.WriteString(" book ")
+		b.WriteString(strconv.Quote(s.BookID))
+		b.WriteString(" v")
+		b.WriteString(strconv.Itoa(s.Version))
+	}
+	for _, p := range f.DenyParents {
+		b.WriteString(" deny ")
+		b.WriteString(strconv.Quote(p))
+	}
+	return b.String()
 }
 
 // Citation is a verified pointer from an answer to the words that support it:

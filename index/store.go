@@ -21,7 +21,8 @@ import (
 type VectorStore interface {
 	// Upsert inserts or replaces chunks by ID; vectors[i] belongs to chunks[i].
 	Upsert(ctx context.Context, chunks []citebook.Chunk, vectors [][]float32) error
-	// Retire sets Retired=version on the given chunks of a book.
+	// Retire sets Retired=version on the given chunks of a book; version 0
+	// un-retires them (used when an abandoned build is rolled back).
 	Retire(ctx context.Context, bookID string, ids []string, version int) error
 	// Delete removes chunks by ID; missing IDs are not an error.
 	Delete(ctx context.Context, ids []string) error
@@ -33,5 +34,25 @@ type VectorStore interface {
 	// Get returns stored chunks by ID (without vectors), in no set order.
 	Get(ctx context.Context, ids []string) ([]citebook.Chunk, error)
 	// Close releases connections and files.
+	Close() error
+}
+
+// LexicalIndex is the keyword (BM25) side of hybrid retrieval. It follows the
+// same versioning and filter rules as VectorStore so both sides always agree
+// on what a principal may see.
+type LexicalIndex interface {
+	// Upsert inserts or replaces chunks by ID.
+	Upsert(ctx context.Context, chunks []citebook.Chunk) error
+	// Retire sets Retired=version on the given chunks of a book; version 0
+	// un-retires them.
+	Retire(ctx context.Context, bookID string, ids []string, version int) error
+	// Delete removes chunks by ID; missing IDs are not an error.
+	Delete(ctx context.Context, ids []string) error
+	// Search returns the k best BM25 matches for query among chunks the
+	// filter matches, applying the filter during the search.
+	Search(ctx context.Context, query string, f citebook.Filter, k int) ([]citebook.Hit, error)
+	// IDs lists the IDs of every indexed chunk of a book.
+	IDs(ctx context.Context, bookID string) ([]string, error)
+	// Close releases files.
 	Close() error
 }

@@ -43,7 +43,10 @@ func newRoot() *cobra.Command {
 // commands lists the subcommands; each lives in a file of its own.
 func commands() []*cobra.Command {
 	return []*cobra.Command{
-		// newParseCmd(), newIndexCmd(), newJobsCmd(), newAskCmd(), newServeCmd(), newTokensCmd(), newEvalCmd(),
+		newIndexCmd(), newJobsCmd(),
+		newParseCmd(), newAskCmd(),
+		newServeCmd(), newTokensCmd(),
+		newEvalCmd(),
 	}
 }
 

@@ -1,0 +1,241 @@
+// Package citation checks an answerer's citations against the text it was
+// given and maps each surviving quote to where a reader finds it: book,
+// heading path, the page the quote itself is printed on, and its offsets in
+// the chunk. Nothing the answerer says reaches a reader without passing here.
+package citation
+
+import (
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/citebook/citebook"
+)
+
+// RefusalMessage is the answer when no statement could be verified; the
+// wording is part of the public contract readers and evaluators look for.
+const RefusalMessage = "I cannot confirm this from the book."
+
+// MinQuoteWeight is how much text a quote must keep after normalization, so
+// a two-word quote that would match almost any chunk cannot prop up a
+// statement. A Han, Kana or Hangul character weighs 3, anything else 1.
+const MinQuoteWeight = 8
+
+// Claim is one citation as the answerer made it: a chunk ID and the words it
+// says that chunk contains.
+type Claim struct {
+	ChunkID string `json:"chunk_id"`
+	Quote   string `json:"quote"`
+}
+
+// Statement is one sentence of an answer with the citations meant to
+// support it.
+type Statement struct {
+	Text      string  `json:"text"`
+	Citations []Claim `json:"citations"`
+}
+
+// Reason says why a citation was rejected.
+type Reason string
+
+// Rejection reasons.
+const (
+	UnknownChunk  Reason = "unknown_chunk"   // the ID names no chunk the principal may read
+	NotInContext  Reason = "not_in_context"  // a real chunk, but the answerer was not shown it
+	QuoteNotFound Reason = "quote_not_found" // the quote is not in the chunk
+	QuoteTooShort Reason = "quote_too_short" // too little text to prove anything
+)
+
+// Rejection is a citation that failed verification.
+type Rejection struct {
+	ChunkID string `json:"chunk_id"`
+	Quote   string `json:"quote"`
+	Reason  Reason `json:"reason"`
+}
+
+// Result is a verified answer: the text with [n] markers, the citations the
+// markers refer to, and an account of what was thrown away.
+type Result struct {
+	Answer      string
+	Refused     bool
+	Citations   []citebook.Citation
+	Statements  []string // the kept statements, each with its markers
+	Rejected    []Rejection
+	Total       int // statements the answerer made
+	Unsupported int // statements dropped for lack of a verified citation
+}
+
+// markers matches [n] markers an answerer may have written itself; numbers
+// are assigned here, after verification, so they are stripped.
+var markers = regexp.MustCompile(`\s*\[\d+(?:\s*,\s*\d+)*\]`)
+
+// maxRejectedQuote bounds quotes copied into rejections, which end up in
+// traces.
+const maxRejectedQuote = 300
+
+// Verify keeps the statements that have at least one verified citation.
+// context holds the chunks the answerer was given, by ID; known reports
+// whether an ID outside the context names a chunk the principal may read
+// (nil: none does), which only refines the rejection reason; titles maps
+// book IDs to titles. When no statement survives the result is a refusal.
+func Verify(statements []Statement, context map[string]citebook.Chunk, known func(id string) bool, titles map[string]string) Result {
+	res := Result{Total: len(statements), Citations: []citebook.Citation{}}
+	// Quotes of one chunk starting at the same character are one passage,
+	// whether or not the answerer kept the closing full stop.
+	type key struct {
+		id    string
+		start int
+	}
+	numbers := map[key]int{}
+	for _, st := range statements {
+		text := strings.TrimSpace(markers.ReplaceAllString(st.Text, ""))
+		var ns []int
+		for _, cl := range st.Citations {
+			c, ok := context[cl.ChunkID]
+			if !ok {
+				reason := UnknownChunk
+				if known != nil && known(cl.ChunkID) {
+					reason = NotInContext
+				}
+				res.Rejected = append(res.Rejected, reject(cl, reason))
+				continue
+			}
+			cit, reason := Locate(c, cl.Quote)
+			if reason != "" {
+				res.Rejected = append(res.Rejected, reject(cl, reason))
+				continue
+			}
+			k := key{c.ID, cit.CharStart}
+			n, seen := numbers[k]
+			if !seen {
+				n = len(res.Citations) + 1
+				numbers[k] = n
+				cit.N = n
+				cit.BookTitle = titles[c.BookID]
+				res.Citations = append(res.Citations, cit)
+			}
+			if !slices.Contains(ns, n) {
+				ns = append(ns, n)
+			}
+		}
+		if len(ns) == 0 || text == "" {
+			res.Unsupported++
+			continue
+		}
+		var b strings.Builder
+		b.WriteString(text)
+		for _, n := range ns {
+			b.WriteString(" [" + strconv.Itoa(n) + "]")
+		}
+		res.Statements = append(res.Statements, b.String())
+	}
+	if len(res.Statements) == 0 {
+		res.Refused = true
+		res.Answer = RefusalMessage
+		res.Citations = []citebook.Citation{}
+		return res
+	}
+	res.Answer = strings.Join(res.Statements, " ")
+	return res
+}
+
+// reject records a failed citation. The quote is kept only when it was
+// checked against a chunk the principal may read; a quote attributed to an
+// unknown or withheld chunk is dropped, so a trace never repeats text whose
+// origin cannot be vouched for.
+func reject(cl Claim, reason Reason) Rejection {
+	q := cl.Quote
+	if reason == UnknownChunk || reason == NotInContext {
+		q = ""
+	}
+	if len(q) > maxRejectedQuote {
+		cut := maxRejectedQuote
+		for cut > 0 && !utf8.RuneStart(q[cut]) {
+			cut--
+		}
+		q = q[:cut] + "…"
+	}
+	return Rejection{ChunkID: cl.ChunkID, Quote: q, Reason: reason}
+}
+
+// ellipsis splits a quote the answerer shortened; every part must appear in
+// the chunk, in order.
+var ellipsis = regexp.MustCompile(`\.\s*\.\s*\.|…+|\[\s*…\s*\]|\[\s*\.\.\.\s*\]`)
+
+// Locate finds quote inside chunk c and returns the citation it supports,
+// with offsets into c.Text and the page of the quote's first character; the
+// reason is empty when the quote was found.
+func Locate(c citebook.Chunk, quote string) (citebook.Citation, Reason) {
+	hay := normalize(c.Text)
+	parts := ellipsis.Split(quote, -1)
+	weight, from := 0, 0
+	var spans [][2]int
+	for _, part := range parts {
+		needle := normalize(part).runes
+		if len(needle) == 0 {
+			continue
+		}
+		i := hay.index(needle, from)
+		if i < 0 {
+			return citebook.Citation{}, QuoteNotFound
+		}
+		weight += weightOf(needle)
+		from = i + len(needle)
+		spans = append(spans, [2]int{hay.start[i], hay.end[from-1]})
+	}
+	if len(spans) == 0 || weight < MinQuoteWeight {
+		return citebook.Citation{}, QuoteTooShort
+	}
+	last := &spans[len(spans)-1]
+	last[1] = extendClosing(c.Text, last[1], quote)
+	texts := make([]string, len(spans))
+	for i, s := range spans {
+		texts[i] = c.Text[s[0]:s[1]]
+	}
+	start, end := spans[0][0], last[1]
+	page, printed := citebook.PageAt(c.Pages, start)
+	if page == 0 && len(c.Pages) == 0 {
+		page, printed = c.PageStart, c.PrintedStart
+	}
+	return citebook.Citation{
+		ChunkID:     c.ID,
+		BookID:      c.BookID,
+		HeadingPath: c.HeadingPath,
+		Page:        page,
+		PrintedPage: printed,
+		Quote:       strings.Join(texts, " … "),
+		CharStart:   start,
+		CharEnd:     end,
+	}, ""
+}
+
+// extendClosing takes in the punctuation mark that ends the quoted sentence
+// in the book when the answerer's quote ended with one too, so the quote a
+// reader sees is the sentence as printed.
+func extendClosing(text string, end int, quote string) int {
+	q := strings.TrimSpace(quote)
+	qr, _ := utf8.DecodeLastRuneInString(q)
+	if q == "" || !unicode.IsPunct(qr) || end >= len(text) {
+		return end
+	}
+	r, size := utf8.DecodeRuneInString(text[end:])
+	if unicode.IsPunct(r) && !isQuoteMark(r) {
+		return end + size
+	}
+	return end
+}
+
+func weightOf(rs []rune) int {
+	w := 0
+	for _, r := range rs {
+		if unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
+			w += 3
+		} else {
+			w++
+		}
+	}
+	return w
+}

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/index"
+	"github.com/citebook/citebook/index/embed"
+	"github.com/citebook/citebook/index/embedded"
+	"github.com/citebook/citebook/index/lexical"
+	"github.com/citebook/citebook/index/milvus"
+	"github.com/citebook/citebook/index/sqlite"
+)
+
+// appOptions are the settings every command that touches the library
+// shares. Flags win over environment variables, which win over defaults.
+type appOptions struct {
+	Data             string // library directory: metadata DB, embedded vectors, lexical index
+	Store            string // "embedded" (default) or "milvus"
+	MilvusAddr       string
+	MilvusCollection string
+	Embedder         string // "builtin" (default), "openai" or "ollama"
+	EmbedURL         string
+	EmbedModel       string
+	EmbedQueryModel  string // model name for questions when the server picks e5's query/passage mode by name
+	EmbedBatch       int    // texts per embedding request; small for slow CPU servers (0: the embed default)
+	EmbedKey         string // from CITEBOOK_EMBED_KEY only, never a flag (flags show in ps)
+	Reembed          bool   // let the builder switch the library to this embedder
+}
+
+// defaultAppOptions reads the environment defaults.
+func defaultAppOptions() appOptions {
+	data := os.Getenv("CITEBOOK_DATA")
+	if data == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			data = filepath.Join(home, ".citebook")
+		} else {
+			data = ".citebook"
+		}
+	}
+	return appOptions{
+		Data:             data,
+		Store:            "embedded",
+		MilvusAddr:       os.Getenv("MILVUS_ADDR"),
+		MilvusCollection: "citebook",
+		Embedder:         "builtin",
+		EmbedKey:         os.Getenv("CITEBOOK_EMBED_KEY"),
+	}
+}
+
+// addAppFlags registers the shared flags on a command, with environment
+// defaults, and returns the options they fill.
+func addAppFlags(fs *pflag.FlagSet) *appOptions {
+	o := defaultAppOptions()
+	fs.StringVar(&o.Data, "data", o.Data, "library directory (env CITEBOOK_DATA)")
+	fs.StringVar(&o.Store, "store", o.Store, "vector store: embedded or milvus")
+	fs.StringVar(&o.MilvusAddr, "milvus-addr", o.MilvusAddr, "Milvus address host:port (env MILVUS_ADDR)")
+	fs.StringVar(&o.MilvusCollection, "milvus-collection", o.MilvusCollection, "Milvus collection")
+	fs.StringVar(&o.Embedder, "embedder", o.Embedder, "embedder: builtin, openai or ollama (key in env CITEBOOK_EMBED_KEY)")
+	fs.StringVar(&o.EmbedURL, "embed-url", o.EmbedURL, "embedding API base URL (openai, ollama)")
+	fs.StringVar(&o.EmbedModel, "embed-model", o.EmbedModel, "embedding model name")
+	fs.StringVar(&o.EmbedQueryModel, "embed-query-model", o.EmbedQueryModel, "model name for embedding questions (default: --embed-model)")
+	fs.IntVar(&o.EmbedBatch, "embed-batch", o.EmbedBatch, "texts per embedding request (default 200; lower it for slow CPU servers)")
+	return &o
+}
+
+// app is an opened library: the metadata database, both stores, the
+// embedder and a builder wired to them. Commands open one with openApp and
+// Close it when done; commands needing more (an answerer, a server) add
+// fields here and set them in openApp so wiring stays in one place.
+type app struct {
+	Opts    appOptions
+	Log     *slog.Logger
+	Meta    *sqlite.DB
+	Vectors index.VectorStore
+	Lexical index.LexicalIndex
+	Embed   embed.Embedder // documents for the builder, queries for answering
+	Builder *index.Builder
+
+	closers []func() error
+}
+
+// metaPath is where the metadata database of a library lives.
+func metaPath(data string) string { return filepath.Join(data, "citebook.db") }
+
+// openApp opens the library described by o. On error everything opened so
+// far is closed again.
+func openApp(ctx context.Context, o appOptions) (_ *app, err error) {
+	a := &app{Opts: o, Log: slog.Default()}
+	defer func() {
+		if err != nil {
+			a.Close()
+		}
+	}()
+	if err := os.MkdirAll(o.Data, 0o755); err != nil {
+		return nil, citebook.Wrap(err, citebook.EINVALID, "cannot create library directory %s", o.Data)
+	}
+	if a.Meta, err = sqlite.Open(ctx, metaPath(o.Data)); err != nil {
+		return nil, err
+	}
+	a.closers = append(a.closers, a.Meta.Close)
+
+	emb, err := embed.New(embed.Config{Provider: o.Embedder, BaseURL: o.EmbedURL, Model: o.EmbedModel,
+		QueryModel: o.EmbedQueryModel, APIKey: o.EmbedKey, BatchSize: o.EmbedBatch})
+	if err != nil {
+		return nil, err
+	}
+	a.Embed = emb
+
+	switch o.Store {
+	case "", "embedded":
+		vs, err := embedded.Open(ctx, filepath.Join(o.Data, "vectors"))
+		if err != nil {
+			return nil, err
+		}
+		a.Vectors = vs
+	case "milvus":
+		if o.MilvusAddr == "" {
+			return nil, citebook.Errorf(citebook.EINVALID, "--store milvus needs --milvus-addr or MILVUS_ADDR")
+		}
+		vs, err := milvus.Open(ctx, milvus.Config{Addr: o.MilvusAddr, Collection: o.MilvusCollection,
+			Dim: emb.Version().Dimension})
+		if err != nil {
+			return nil, err
+		}
+		a.Vectors = vs
+	default:
+		return nil, citebook.Errorf(citebook.EINVALID, "unknown store %q (embedded or milvus)", o.Store)
+	}
+	a.closers = append(a.closers, a.Vectors.Close)
+
+	if a.Lexical, err = lexical.Open(ctx, filepath.Join(o.Data, "lexical")); err != nil {
+		return nil, err
+	}
+	a.closers = append(a.closers, a.Lexical.Close)
+
+	a.Builder = index.NewBuilder(a.Meta, a.Vectors, a.Lexical, a.Embed, index.BuilderOptions{
+		Reembed: o.Reembed, Logger: a.Log})
+	return a, nil
+}
+
+// Close closes everything the app opened, newest first.
+func (a *app) Close() error {
+	var errs []error
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		if err := a.closers[i](); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	a.closers = nil
+	if err := errors.Join(errs...); err != nil {
+		return citebook.Wrap(err, citebook.EINTERNAL, "closing the library")
+	}
+	return nil
+}

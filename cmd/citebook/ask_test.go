@@ -1,0 +1,145 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/internal/corpus"
+)
+
+func TestAskCommand(t *testing.T) {
+	data := t.TempDir()
+	_, err := run(t, "index", corpus.Path(t, "books/dtc-paper.pdf"), "--data", data, "--tenant", "acme", "--groups", "eng", "--book", "dtc")
+	require.NoError(t, err)
+	q := "What is a device tree and how is it passed to the kernel?"
+
+	t.Run("json contract", func(t *testing.T) {
+		out, err := run(t, "ask", q, "--data", data, "--tenant", "acme", "--user", "ann", "--groups", "eng", "--json")
+		require.NoError(t, err)
+		var raw map[string]any
+		require.NoError(t, json.Unmarshal([]byte(out), &raw))
+		for _, k := range []string{"answer", "refused", "citations", "trace"} {
+			require.Contains(t, raw, k)
+		}
+		require.Equal(t, false, raw["refused"], raw["answer"])
+		cits := raw["citations"].([]any)
+		require.NotEmpty(t, cits)
+		for _, c := range cits {
+			for _, k := range []string{"n", "chunk_id", "book_id", "book_title", "heading_path", "page", "printed_page", "quote"} {
+				require.Contains(t, c, k)
+			}
+			require.Equal(t, "dtc", c.(map[string]any)["book_id"])
+		}
+		tr := raw["trace"].(map[string]any)
+		for _, k := range []string{"question", "sub_queries", "retrieved", "context", "timings_ms", "model"} {
+			require.Contains(t, tr, k)
+		}
+	})
+
+	t.Run("human output", func(t *testing.T) {
+		out, err := run(t, "ask", q, "--data", data, "--tenant", "acme", "--user", "ann", "--groups", "eng")
+		require.NoError(t, err)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		require.Regexp(t, `\[1\]`, lines[0])
+		cite := regexp.MustCompile(`^\[\d+\] .+( — .+)?(, p\. \S+( \(physical \d+\))?)?: “.+”$`)
+		n := 0
+		for _, l := range lines[1:] {
+			if strings.HasPrefix(l, "[") {
+				require.Regexp(t, cite, l)
+				n++
+			}
+		}
+		require.Positive(t, n)
+	})
+
+	t.Run("outside the book's groups nothing is found", func(t *testing.T) {
+		out, err := run(t, "ask", q, "--data", data, "--tenant", "acme", "--user", "bo", "--json")
+		require.NoError(t, err)
+		var ans struct {
+			Refused   bool                `json:"refused"`
+			Citations []citebook.Citation `json:"citations"`
+			Trace     struct {
+				NothingFound bool `json:"nothing_relevant"`
+			} `json:"trace"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &ans))
+		require.True(t, ans.Refused)
+		require.Empty(t, ans.Citations)
+		require.True(t, ans.Trace.NothingFound)
+	})
+
+	t.Run("openai-compatible model", func(t *testing.T) {
+		passage := regexp.MustCompile(`(?s)<passage chunk_id="([^"]*)"[^>]*>\n(.*?)\n</passage>`)
+		var auth string
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			auth = r.Header.Get("Authorization")
+			var req struct {
+				Messages []struct {
+					Content string `json:"content"`
+				} `json:"messages"`
+			}
+			require.NoError(t, json.NewDecoder(r.Body).Decode(&req))
+			m := passage.FindStringSubmatch(req.Messages[len(req.Messages)-1].Content)
+			require.NotNil(t, m)
+			quote := strings.SplitAfter(m[2], ". ")[0]
+			body, _ := json.Marshal(map[string]any{"statements": []any{map[string]any{
+				"text": "Quoted.", "citations": []any{map[string]any{"chunk_id": m[1], "quote": quote}}}}})
+			_ = json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"index": 0,
+				"message": map[string]any{"role": "assistant", "content": string(body)}}}})
+		}))
+		defer srv.Close()
+		t.Setenv("CITEBOOK_LLM_KEY", "sekret")
+		out, err := run(t, "ask", q, "--data", data, "--tenant", "acme", "--user", "ann", "--groups", "eng", "--json",
+			"--llm", "openai", "--llm-url", srv.URL+"/v1", "--llm-model", "scripted")
+		require.NoError(t, err)
+		require.Equal(t, "Bearer sekret", auth)
+		var ans struct {
+			Answer    string              `json:"answer"`
+			Refused   bool                `json:"refused"`
+			Citations []citebook.Citation `json:"citations"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &ans))
+		require.False(t, ans.Refused, ans.Answer)
+		require.Equal(t, "Quoted. [1]", ans.Answer)
+		require.Len(t, ans.Citations, 1)
+	})
+
+	t.Run("bad llm", func(t *testing.T) {
+		_, err := run(t, "ask", q, "--data", data, "--tenant", "acme", "--llm", "gpt")
+		require.Equal(t, citebook.EINVALID, citebook.ErrorCode(err))
+	})
+}
+
+// TestAnswererName checks the name reports and traces give each answering
+// setup, which eval compares runs by.
+func TestAnswererName(t *testing.T) {
+	for _, tt := range []struct {
+		o    answerOptions
+		want string
+	}{
+		{answerOptions{}, "extractive"},
+		{answerOptions{LLM: "none", LLMModel: "ignored"}, "extractive"},
+		{answerOptions{LLM: "openai", LLMModel: "gpt-4o-mini"}, "openai/gpt-4o-mini"},
+		{answerOptions{LLM: "ollama", LLMModel: "qwen2.5"}, "ollama/qwen2.5"},
+	} {
+		require.Equal(t, tt.want, tt.o.answerer(), tt.o)
+	}
+}
+
+// TestOpenAnsweringUnknownLLM checks a bad --llm is rejected as invalid
+// input once the library is open, with no app or pipeline returned.
+func TestOpenAnsweringUnknownLLM(t *testing.T) {
+	o := defaultAppOptions()
+	o.Data = t.TempDir()
+	a, p, err := openAnswering(t.Context(), o, answerOptions{LLM: "gpt"})
+	require.Equal(t, citebook.EINVALID, citebook.ErrorCode(err), err)
+	require.Nil(t, a)
+	require.Nil(t, p)
+}

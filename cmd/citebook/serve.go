@@ -1,0 +1,266 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/pprof"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/spf13/cobra"
+	"golang.org/x/time/rate"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/acl"
+	"github.com/citebook/citebook/index"
+	"github.com/citebook/citebook/ingest"
+	"github.com/citebook/citebook/web"
+	"github.com/citebook/citebook/web/auth"
+)
+
+// serveFlags are the flags of `citebook serve`.
+type serveFlags struct {
+	app       *appOptions
+	answer    *answerOptions
+	addr      string
+	rate      float64
+	burst     int
+	maxUpload int64
+	mcpStdio  bool
+	token     string
+	tenant    string
+	user      string
+	groups    []string
+	admin     bool
+	pprof     string
+}
+
+func newServeCmd() *cobra.Command {
+	f := &serveFlags{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the JSON API, the MCP server and the reader page",
+		Long: `Serve runs the HTTP server: the JSON API under /v1 (see /openapi.json),
+MCP over streamable HTTP at /mcp, Prometheus metrics at /metrics, and the
+reader page at /.
+
+Every request needs "Authorization: Bearer <token>" (citebook tokens create).
+Zero-config mode: when no token exists yet and --addr is a loopback address
+(127.0.0.1:8080, localhost:8080, [::1]:8080), requests without a token run
+as the local admin --tenant/--user, so a fresh install is usable from the
+same machine; the log says so. On any other address, or once a token
+exists, a token is always required.
+
+With --mcp-stdio, serve speaks MCP on stdin/stdout instead (for desktop
+agents), as the principal of --token or of --tenant/--user/--groups/--admin.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd, f) },
+	}
+	f.app = addAppFlags(cmd.Flags())
+	f.answer = addAnswerFlags(cmd.Flags())
+	fs := cmd.Flags()
+	fs.StringVar(&f.addr, "addr", envOr("CITEBOOK_ADDR", "127.0.0.1:8080"), "listen address (env CITEBOOK_ADDR)")
+	fs.Float64Var(&f.rate, "rate", 20, "requests per second allowed per token (0: unlimited)")
+	fs.IntVar(&f.burst, "burst", 40, "requests a token may send at once above --rate")
+	fs.Int64Var(&f.maxUpload, "max-upload", 256<<20, "largest book upload in bytes")
+	fs.BoolVar(&f.mcpStdio, "mcp-stdio", false, "serve MCP on stdin/stdout instead of HTTP")
+	fs.StringVar(&f.token, "token", os.Getenv("CITEBOOK_TOKEN"), "with --mcp-stdio: run as this token's principal (env CITEBOOK_TOKEN)")
+	fs.StringVar(&f.tenant, "tenant", "default", "tenant of the local principal (zero-config and --mcp-stdio)")
+	fs.StringVar(&f.user, "user", "local", "user of the local principal")
+	fs.StringSliceVar(&f.groups, "groups", nil, "groups of the local principal (--mcp-stdio)")
+	fs.BoolVar(&f.admin, "admin", true, "the --mcp-stdio principal is a tenant admin")
+	fs.StringVar(&f.pprof, "pprof", "", "serve net/http/pprof on this loopback address, e.g. 127.0.0.1:6060 (profiling)")
+	return cmd
+}
+
+func runServe(cmd *cobra.Command, f *serveFlags) error {
+	ctx := cmd.Context()
+	a, pipeline, err := openAnswering(ctx, *f.app, *f.answer)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	tok, err := ingest.NewTokenizer()
+	if err != nil {
+		return citebook.Wrap(err, citebook.EINTERNAL, "loading the tokenizer")
+	}
+	tokens := auth.NewStore(a.Meta.SQL())
+	runner := web.NewRunner(buildFunc(a), deleteFunc(a), historyFunc(a), a.Log)
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := runner.Close(cctx); err != nil {
+			a.Log.Warn("index job still running at shutdown; it will fail and can be resumed", "err", err)
+		}
+	}()
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	cfg := web.Config{
+		Library: a.Meta, Indexer: runner, Asker: pipeline, Searcher: pipeline,
+		Previewer: web.IngestPreviewer{Tokenizer: tok, Options: ingest.DefaultChunkOptions()},
+		ACL:       acl.NewResolver(a.Meta, acl.NewStore(a.Meta.SQL()), a.Meta),
+		Tokens:    tokens, DataDir: a.Opts.Data, MaxUpload: f.maxUpload,
+		RatePerToken: rate.Limit(f.rate), RateBurst: f.burst, Registry: reg, Logger: a.Log,
+		Ready: map[string]web.Check{
+			"metadata": func(ctx context.Context) error {
+				return citebook.Wrap(a.Meta.SQL().PingContext(ctx), citebook.EUNAVAILABLE, "metadata database unreachable")
+			},
+			"vectors": func(ctx context.Context) error {
+				_, err := a.Vectors.IDs(ctx, "readyz-probe")
+				return citebook.Wrap(err, citebook.EUNAVAILABLE, "vector store unreachable")
+			},
+		},
+	}
+	local := citebook.Principal{Tenant: f.tenant, User: f.user, Groups: f.groups, Admin: f.admin}
+	if f.mcpStdio {
+		if f.token != "" {
+			t, err := tokens.Lookup(ctx, f.token)
+			if err != nil {
+				return err
+			}
+			local = t.Principal
+		}
+		srv, err := web.New(cfg)
+		if err != nil {
+			return err
+		}
+		a.Log.Info("serving MCP on stdio", "tenant", local.Tenant, "user", local.User)
+		// The command's stdin/stdout are os.Stdin/os.Stdout unless a test
+		// redirected them.
+		tr := &mcp.IOTransport{Reader: io.NopCloser(cmd.InOrStdin()), Writer: nopWriteCloser{cmd.OutOrStdout()}}
+		if err := srv.NewMCPServer(&local).Run(ctx, tr); err != nil && ctx.Err() == nil {
+			return citebook.Wrap(err, citebook.EINTERNAL, "MCP session ended")
+		}
+		return nil
+	}
+
+	active, err := tokens.Active(ctx)
+	if err != nil {
+		return err
+	}
+	switch {
+	case active == 0 && isLoopback(f.addr):
+		local.Groups, local.Admin = nil, true
+		cfg.LocalPrincipal = &local
+		a.Log.Warn("zero-config mode: no API tokens exist and the server is bound to loopback, so requests without a token run as the local admin; create a token to turn this off",
+			"tenant", local.Tenant, "user", local.User, "addr", f.addr)
+	case active == 0:
+		a.Log.Warn("no API tokens exist and the server is not bound to loopback: every request will be refused until you run `citebook tokens create`",
+			"addr", f.addr)
+	}
+	srv, err := web.New(cfg)
+	if err != nil {
+		return err
+	}
+	if f.pprof != "" {
+		if err := servePprof(ctx, f.pprof, a.Log); err != nil {
+			return err
+		}
+	}
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return citebook.Wrap(err, citebook.EINVALID, "cannot listen on %s", f.addr)
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(a.Log.Handler(), slog.LevelWarn)}
+	a.Log.Info("serving", "addr", "http://"+ln.Addr().String(), "data", a.Opts.Data, "store", a.Opts.Store, "llm", f.answer.LLM)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return citebook.Wrap(err, citebook.EINTERNAL, "server stopped")
+	case <-ctx.Done():
+	}
+	a.Log.Info("shutting down: finishing requests in flight")
+	sctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return citebook.Wrap(err, citebook.EINTERNAL, "shutdown")
+	}
+	return nil
+}
+
+// nopWriteCloser keeps the MCP transport from closing stdout.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// servePprof exposes the Go profiler on its own listener, never on the API
+// port, and only on loopback since profiles reveal internals.
+func servePprof(ctx context.Context, addr string, log *slog.Logger) error {
+	if !isLoopback(addr) {
+		return citebook.Errorf(citebook.EINVALID, "--pprof must be a loopback address such as 127.0.0.1:6060")
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return citebook.Wrap(err, citebook.EINVALID, "cannot listen on %s", addr)
+	}
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go hs.Serve(ln)
+	go func() { <-ctx.Done(); hs.Close() }()
+	log.Info("profiler listening", "addr", "http://"+ln.Addr().String()+"/debug/pprof/")
+	return nil
+}
+
+// isLoopback reports whether addr binds only the loopback interface; an
+// empty host (":8080") binds every interface and is not.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || host == "" {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// buildFunc runs one index build with the app's builder for the web runner.
+func buildFunc(a *app) web.BuildFunc {
+	return func(ctx context.Context, req web.IndexRequest) (web.Job, error) {
+		res, err := a.Builder.Index(ctx, index.BookInput{BookID: req.BookID, Title: req.Title, Tenant: req.Tenant, Groups: req.Groups, Path: req.Path})
+		if res == nil {
+			return web.Job{}, err
+		}
+		return web.Job{IndexJob: res.JobID, Version: res.Version, Chunks: res.Chunks, Embedded: res.Embedded, Upserted: res.Upserted, Deleted: res.Deleted}, err
+	}
+}
+
+// historyFunc reads recorded builds from the metadata database.
+func historyFunc(a *app) web.HistoryFunc {
+	return func(ctx context.Context, bookID string) ([]web.Job, error) {
+		jobs, err := a.Meta.Jobs(ctx, bookID)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]web.Job, 0, len(jobs))
+		for _, j := range jobs {
+			out = append(out, web.Job{
+				ID: "index-" + strconv.FormatInt(j.ID, 10), IndexJob: j.ID, BookID: j.BookID, Version: j.Version,
+				Status: web.JobStatus(j.Status), Chunks: j.Chunks, Embedded: j.Embedded, Upserted: j.Upserted,
+				Deleted: j.Deleted, Error: j.Error, Created: j.Started, Finished: j.Finished,
+			})
+		}
+		return out, nil
+	}
+}
+
+// deleteFunc removes a book from both stores, then its metadata rows (the
+// schema cascades from books to versions, jobs, parents and chunks).
+func deleteFunc(a *app) web.DeleteFunc {
+	return a.Builder.Delete
+}

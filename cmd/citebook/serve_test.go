@@ -1,0 +1,206 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/stretchr/testify/require"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/internal/corpus"
+	"github.com/citebook/citebook/web"
+	"github.com/citebook/citebook/web/auth"
+)
+
+func TestIsLoopback(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"127.0.0.1:8080": true,
+		"localhost:8080": true,
+		"[::1]:8080":     true,
+		"127.0.0.2:80":   true,
+		":8080":          false,
+		"0.0.0.0:8080":   false,
+		"[::]:8080":      false,
+		"10.0.0.5:8080":  false,
+		"example.com:80": false,
+		"127.0.0.1":      false, // no port: not a listen address
+	} {
+		require.Equal(t, want, isLoopback(addr), addr)
+	}
+}
+
+// runTokens runs `citebook tokens ARGS` and returns stdout.
+func runTokens(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	cmd := newTokensCmd()
+	var out, errOut bytes.Buffer
+	cmd.SetOut(&out)
+	cmd.SetErr(&errOut)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(context.Background())
+	return out.String(), err
+}
+
+// TestTokensCommand creates, lists and revokes a token through the CLI and
+// checks the printed secret authenticates until it is revoked.
+func TestTokensCommand(t *testing.T) {
+	data := t.TempDir()
+	secret, err := runTokens(t, "create", "--data", data, "--tenant", "acme", "--user", "alice", "--groups", "eng,ops", "--admin")
+	require.NoError(t, err)
+	secret = strings.TrimSpace(secret)
+	require.True(t, strings.HasPrefix(secret, "cb_"))
+
+	_, err = runTokens(t, "create", "--data", data, "--tenant", "acme")
+	require.Equal(t, citebook.EINVALID, citebook.ErrorCode(err), "a user is required")
+
+	out, err := runTokens(t, "list", "--data", data, "--json")
+	require.NoError(t, err)
+	var list []auth.Token
+	require.NoError(t, json.Unmarshal([]byte(out), &list))
+	require.Len(t, list, 1)
+	require.Equal(t, citebook.Principal{Tenant: "acme", User: "alice", Groups: []string{"eng", "ops"}, Admin: true}, list[0].Principal)
+	require.NotContains(t, out, secret, "list never shows secrets")
+
+	check := func() error {
+		return withTokens(context.Background(), data, func(s *auth.Store) error {
+			_, err := s.Lookup(context.Background(), secret)
+			return err
+		})
+	}
+	require.NoError(t, check())
+	_, err = runTokens(t, "revoke", "--data", data, list[0].ID)
+	require.NoError(t, err)
+	require.Equal(t, citebook.EUNAUTHORIZED, citebook.ErrorCode(check()))
+	_, err = runTokens(t, "revoke", "--data", data, "nope")
+	require.Equal(t, citebook.ENOTFOUND, citebook.ErrorCode(err))
+}
+
+// TestServeZeroConfigAndShutdown starts `citebook serve` on a fresh library
+// bound to loopback: without tokens a request needs none (zero-config),
+// once a token exists a restarted server requires it, and cancelling the
+// context shuts the server down cleanly.
+func TestServeZeroConfigAndShutdown(t *testing.T) {
+	data := t.TempDir()
+	serve := func() (string, context.CancelFunc, chan error) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		addr := ln.Addr().String()
+		ln.Close()
+		ctx, cancel := context.WithCancel(context.Background())
+		cmd := newServeCmd()
+		cmd.SetArgs([]string{"--data", data, "--addr", addr})
+		done := make(chan error, 1)
+		go func() { done <- cmd.ExecuteContext(ctx) }()
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			res, err := http.Get("http://" + addr + "/readyz")
+			if err == nil {
+				res.Body.Close()
+				if res.StatusCode == 200 {
+					break
+				}
+			}
+			require.True(t, time.Now().Before(deadline), "server did not become ready: %v", err)
+			time.Sleep(50 * time.Millisecond)
+		}
+		return "http://" + addr, cancel, done
+	}
+	stop := func(cancel context.CancelFunc, done chan error) {
+		cancel()
+		select {
+		case err := <-done:
+			require.NoError(t, err)
+		case <-time.After(30 * time.Second):
+			t.Fatal("serve did not shut down")
+		}
+	}
+
+	base, cancel, done := serve()
+	res, err := http.Get(base + "/v1/me")
+	require.NoError(t, err)
+	var p citebook.Principal
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&p))
+	res.Body.Close()
+	require.Equal(t, 200, res.StatusCode)
+	require.Equal(t, citebook.Principal{Tenant: "default", User: "local", Admin: true}, p)
+	stop(cancel, done)
+
+	_, err = runTokens(t, "create", "--data", data, "--user", "alice")
+	require.NoError(t, err)
+	base, cancel, done = serve()
+	res, err = http.Get(base + "/v1/me")
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, 401, res.StatusCode, "a token exists: zero-config is off")
+	stop(cancel, done)
+}
+
+// TestServeMCPStdio runs `citebook serve --mcp-stdio` over pipes with the
+// SDK's client: the tools answer from an indexed corpus book as the flag
+// principal, and as a token's principal of another tenant they see nothing.
+func TestServeMCPStdio(t *testing.T) {
+	book := corpus.Path(t, "books/R-intro.pdf")
+	data := t.TempDir()
+	root := newRoot()
+	root.SetOut(io.Discard)
+	root.SetArgs([]string{"index", "--data", data, "--book", "r-intro", book})
+	require.NoError(t, root.ExecuteContext(context.Background()))
+	other, err := runTokens(t, "create", "--data", data, "--tenant", "elsewhere", "--user", "eve")
+	require.NoError(t, err)
+
+	connect := func(args ...string) *mcp.ClientSession {
+		ctx, cancel := context.WithCancel(context.Background())
+		cr, sw := io.Pipe()
+		sr, cw := io.Pipe()
+		cmd := newServeCmd()
+		cmd.SetIn(cr)
+		cmd.SetOut(cw)
+		cmd.SetArgs(append([]string{"--data", data, "--mcp-stdio"}, args...))
+		done := make(chan error, 1)
+		go func() { done <- cmd.ExecuteContext(ctx) }()
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+			Connect(ctx, &mcp.IOTransport{Reader: sr, Writer: sw}, nil)
+		require.NoError(t, err)
+		t.Cleanup(func() {
+			cs.Close()
+			cancel()
+			cr.Close()
+			<-done
+		})
+		return cs
+	}
+	call := func(cs *mcp.ClientSession, tool string, args map[string]any, out any) {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+		require.NoError(t, err)
+		require.False(t, res.IsError, "%v", res.Content)
+		data, err := json.Marshal(res.StructuredContent)
+		require.NoError(t, err)
+		require.NoError(t, json.Unmarshal(data, out))
+	}
+
+	cs := connect("--tenant", "default", "--user", "agent")
+	var found web.SearchOutput
+	call(cs, "search", map[string]any{"query": "intrinsic attributes mode and length"}, &found)
+	require.NotEmpty(t, found.Results)
+	require.NotEmpty(t, found.Results[0].Hits)
+	require.Equal(t, "r-intro", found.Results[0].Hits[0].Chunk.BookID)
+	var ans web.AskOutput
+	call(cs, "ask", map[string]any{"question": "What are the intrinsic attributes of an object?"}, &ans)
+	require.False(t, ans.Refused)
+	require.NotEmpty(t, ans.Citations)
+	require.Equal(t, "r-intro", ans.Citations[0].BookID)
+
+	cs = connect("--token", strings.TrimSpace(other))
+	call(cs, "search", map[string]any{"query": "intrinsic attributes mode and length"}, &found)
+	for _, r := range found.Results {
+		require.Empty(t, r.Hits, "another tenant's token sees no books")
+	}
+}

@@ -1,0 +1,667 @@
+package eval
+
+import (
+	"context"
+	"log/slog"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/index"
+	"github.com/citebook/citebook/qa"
+)
+
+// Indexer puts a book file into the library; index.Builder is the real one,
+// so evaluation indexes exactly as `citebook index` does and an unchanged
+// book is skipped on the next run.
+type Indexer interface {
+	Index(ctx context.Context, in index.BookInput) (*index.JobResult, error)
+}
+
+// Pipeline answers questions; it is the same qa.Pipeline the server uses,
+// so the numbers describe what readers get.
+type Pipeline interface {
+	Ask(ctx context.Context, pr citebook.Principal, req qa.Request, onDelta func(string)) (*qa.Answer, error)
+}
+
+// Library reads back what indexing stored, to turn page and evidence gold
+// into relevant chunk IDs and to learn the page ranges and text of the
+// chunks the trace names (the metadata DB, index/sqlite).
+type Library interface {
+	Book(ctx context.Context, id string) (*citebook.Book, error)
+	ChunksAt(ctx context.Context, bookID string, version int) ([]citebook.Chunk, error)
+	ChunksByID(ctx context.Context, ids []string) ([]citebook.Chunk, error)
+}
+
+// Scopes a run can search in.
+const (
+	ScopeBook   = "book"   // each question searches only its own books
+	ScopeShared = "shared" // every question searches every book of the dataset (and only those)
+)
+
+// Ks are the cut-offs reported for recall and page recall; the curve in the
+// reports covers 1..MaxK.
+var Ks = []int{1, 5, 10}
+
+// MaxK is the deepest rank the ranking metrics look at.
+const MaxK = 10
+
+// evidenceCover is the share of an evidence text's terms a chunk must hold
+// to count as containing it ("most of the normalized evidence").
+const evidenceCover = 0.6
+
+// quoteOverlap is the share of a citation quote's terms that must occur in a
+// gold evidence text for the quote to support it.
+const quoteOverlap = 0.6
+
+// Setup describes what was measured, so numbers are never quoted without it.
+type Setup struct {
+	Dataset  string `json:"dataset"`
+	Embedder string `json:"embedder"`
+	Store    string `json:"store"`
+	Scope    string `json:"scope"`
+	Answerer string `json:"answerer"`
+	Tenant   string `json:"tenant"`
+	Date     string `json:"date"`
+}
+
+// Config tunes a run. Terms must segment text as the lexical index does
+// (lexical.Terms) so evidence matching agrees with retrieval's notion of a
+// term.
+type Config struct {
+	Scope    string                // ScopeBook (default) or ScopeShared
+	Tenant   string                // tenant the books are indexed under; default "eval-<dataset>"
+	Setup    Setup                 // embedder, store and answerer descriptions for the report
+	Terms    func(string) []string // required
+	Logger   *slog.Logger
+	Progress func(done, total int) // called after every question
+	Now      func() time.Time      // clock for the setup date; default time.Now
+}
+
+// Harness runs a dataset through indexing and the QA pipeline.
+type Harness struct {
+	ix  Indexer
+	p   Pipeline
+	lib Library
+	cfg Config
+	log *slog.Logger
+}
+
+// New wires a harness; its collaborators are the ones the server uses.
+func New(ix Indexer, p Pipeline, lib Library, cfg Config) (*Harness, error) {
+	if ix == nil || p == nil || lib == nil || cfg.Terms == nil {
+		return nil, citebook.Errorf(citebook.EINTERNAL, "eval harness is missing a dependency")
+	}
+	switch cfg.Scope {
+	case "":
+		cfg.Scope = ScopeBook
+	case ScopeBook, ScopeShared:
+	default:
+		return nil, citebook.Errorf(citebook.EINVALID, "unknown scope %q (book or shared)", cfg.Scope)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Harness{ix: ix, p: p, lib: lib, cfg: cfg, log: log}, nil
+}
+
+// Hit is one ranked retrieval result as reports show it.
+type Hit struct {
+	ChunkID   string  `json:"chunk_id"`
+	BookID    string  `json:"book_id"`
+	Score     float64 `json:"score"`
+	PageStart int     `json:"page_start,omitempty"`
+	PageEnd   int     `json:"page_end,omitempty"`
+	Relevant  bool    `json:"relevant"`
+}
+
+// CitationResult is one verified citation and whether the gold supports it.
+type CitationResult struct {
+	ChunkID    string `json:"chunk_id"`
+	BookID     string `json:"book_id"`
+	Page       int    `json:"page,omitempty"`
+	Quote      string `json:"quote"`
+	OnGoldPage bool   `json:"on_gold_page"`
+	Supports   bool   `json:"supports"`
+}
+
+// QuestionResult is everything measured for one question.
+type QuestionResult struct {
+	ID         string   `json:"id"`
+	Question   string   `json:"question"`
+	Books      []string `json:"books"`
+	Answerable bool     `json:"answerable"`
+	Error      string   `json:"error,omitempty"`
+
+	Answer     string           `json:"answer"`
+	Refused    bool             `json:"refused"`
+	GoldAnswer string           `json:"gold_answer,omitempty"`
+	Citations  []CitationResult `json:"citations"`
+
+	Relevant   int       `json:"relevant"` // relevant chunks of the question
+	GoldPages  []Page    `json:"gold_pages,omitempty"`
+	Ranked     []Hit     `json:"ranked"`         // top MaxK by fused score (eval.Rank ties)
+	RecallAt   []float64 `json:"recall_at"`      // RecallAt[k-1] = Recall@k, k = 1..MaxK
+	PageRecall []float64 `json:"page_recall_at"` // PageRecall[k-1] = Page Recall@k
+	MRR        float64   `json:"mrr_at_10"`
+	NDCG       float64   `json:"ndcg_at_10"`
+	Hit        float64   `json:"hit_at_10"`
+
+	ContextTokens int     `json:"context_tokens"`
+	Duplication   float64 `json:"context_duplication_rate"`
+	LatencyMS     float64 `json:"latency_ms"`
+}
+
+// ranked reports whether the question takes part in the ranking metrics.
+func (r *QuestionResult) ranked() bool { return r.Error == "" && r.Answerable && r.Relevant > 0 }
+
+// Results is a finished run: the summary and every question.
+type Results struct {
+	Summary   Summary          `json:"summary"`
+	Questions []QuestionResult `json:"questions"`
+}
+
+// Run indexes the dataset's books (unchanged ones are skipped by the
+// builder) and asks every question through the pipeline.
+func (h *Harness) Run(ctx context.Context, ds *Dataset) (*Results, error) {
+	tenant := h.cfg.Tenant
+	if tenant == "" {
+		tenant = "eval-" + ds.Name
+	}
+	failed := map[string]string{}
+	for _, b := range ds.Books {
+		res, err := h.ix.Index(ctx, index.BookInput{BookID: b.ID, Title: b.Title, Tenant: tenant, Path: b.Path})
+		if err == nil && res != nil && res.Status == string(citebook.VersionFailed) {
+			err = citebook.Errorf(citebook.EINTERNAL, "indexing failed: %s", res.Error)
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			h.log.WarnContext(ctx, "eval: book not indexed; its questions are errors", "book", b.ID, "err", err)
+			failed[b.ID] = citebook.ErrorMessage(err)
+		}
+	}
+
+	// Shared scope searches every book of the dataset, named explicitly so
+	// other books the tenant may hold in the same library do not count.
+	var all []string
+	for _, b := range ds.Books {
+		all = append(all, b.ID)
+	}
+	pr := citebook.Principal{Tenant: tenant, User: "eval", Admin: true}
+	chunks := newChunkCache(h.lib)
+	var qs []Question
+	for _, q := range ds.Questions {
+		if h.cfg.Scope == ScopeShared && q.BookScopeOnly {
+			continue
+		}
+		qs = append(qs, q)
+	}
+	out := &Results{Questions: make([]QuestionResult, 0, len(qs))}
+	for i, q := range qs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		r := QuestionResult{ID: q.ID, Question: q.Question, Books: q.Books, Answerable: q.Answerable,
+			GoldAnswer: q.Gold.Answer, GoldPages: q.Gold.Pages, Citations: []CitationResult{}}
+		for _, b := range q.Books {
+			if msg, ok := failed[b]; ok {
+				r.Error = "book " + b + " not indexed: " + msg
+			}
+		}
+		if r.Error == "" {
+			if err := h.ask(ctx, pr, q, all, chunks, &r); err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				h.log.WarnContext(ctx, "eval: question failed", "id", q.ID, "err", err)
+				r.Error = citebook.ErrorMessage(err)
+			}
+		}
+		out.Questions = append(out.Questions, r)
+		if h.cfg.Progress != nil {
+			h.cfg.Progress(i+1, len(qs))
+		}
+	}
+	setup := h.cfg.Setup
+	setup.Dataset, setup.Scope, setup.Tenant = ds.Name, h.cfg.Scope, tenant
+	setup.Date = h.cfg.Now().UTC().Format(time.RFC3339)
+	out.Summary = Summarize(out.Questions, setup)
+	return out, nil
+}
+
+// ask runs one question and scores it.
+func (h *Harness) ask(ctx context.Context, pr citebook.Principal, q Question, all []string, cc *chunkCache, r *QuestionResult) error {
+	req := qa.Request{Question: q.Question, BookIDs: all}
+	if h.cfg.Scope == ScopeBook {
+		req.BookIDs = q.Books
+	}
+	start := time.Now()
+	ans, err := h.p.Ask(ctx, pr, req, nil)
+	r.LatencyMS = float64(time.Since(start).Microseconds()) / 1000
+	if err != nil {
+		return err
+	}
+	r.Answer, r.Refused = ans.Answer, ans.Refused
+	r.ContextTokens = ans.Trace.ContextTokens
+
+	relevant, err := h.relevant(ctx, q, cc)
+	if err != nil {
+		return err
+	}
+	r.Relevant = len(relevant)
+
+	ranked, err := h.rankTrace(ctx, ans.Trace.Retrieved, cc)
+	if err != nil {
+		return err
+	}
+	r.RecallAt = make([]float64, MaxK)
+	r.PageRecall = make([]float64, MaxK)
+	for k := 1; k <= MaxK; k++ {
+		r.RecallAt[k-1] = RecallAtK(ranked, relevant, k)
+		r.PageRecall[k-1] = PageRecallAtK(ranked, q.Gold.Pages, k)
+	}
+	r.MRR = MRRAtK(ranked, relevant, MaxK)
+	r.NDCG = NDCGAtK(ranked, relevant, MaxK)
+	r.Hit = HitAtK(ranked, relevant, MaxK)
+	r.Ranked = make([]Hit, 0, MaxK)
+	for _, x := range top(ranked, MaxK) {
+		r.Ranked = append(r.Ranked, Hit{ChunkID: x.ChunkID, BookID: x.BookID, Score: x.Score,
+			PageStart: x.PageStart, PageEnd: x.PageEnd, Relevant: relevant[x.ChunkID]})
+	}
+
+	ctxChunks, err := cc.byID(ctx, ans.Trace.Context)
+	if err != nil {
+		return err
+	}
+	var toks [][]string
+	for _, id := range ans.Trace.Context {
+		if c, ok := ctxChunks[id]; ok {
+			toks = append(toks, h.cfg.Terms(c.Text))
+		}
+	}
+	r.Duplication = DuplicationRate(toks)
+
+	gold := goldMatcher{pages: map[Page]bool{}, chunks: relevant, terms: h.cfg.Terms}
+	for _, p := range q.Gold.Pages {
+		gold.pages[p] = true
+	}
+	if len(q.Gold.Pages) > 0 {
+		// Page gold is about pages: a chunk straddling a gold page does
+		// not make a quote from its other page supporting.
+		gold.chunks = nil
+	}
+	for _, e := range q.Gold.Evidence {
+		gold.evidence = append(gold.evidence, termSet(h.cfg.Terms(e)))
+	}
+	for _, c := range ans.Citations {
+		onPage := gold.pages[Page{BookID: c.BookID, Page: c.Page}]
+		r.Citations = append(r.Citations, CitationResult{ChunkID: c.ChunkID, BookID: c.BookID, Page: c.Page,
+			Quote: c.Quote, OnGoldPage: onPage, Supports: q.Answerable && gold.supports(c, onPage)})
+	}
+	return nil
+}
+
+// rankTrace turns the trace's fused candidates into the ranked list the
+// metrics read: one entry per chunk (its best fused score over sub-queries),
+// ordered by Rank, with page ranges from the metadata DB.
+func (h *Harness) rankTrace(ctx context.Context, hits []qa.TraceHit, cc *chunkCache) ([]Ranked, error) {
+	best := map[string]qa.TraceHit{}
+	for _, th := range hits {
+		if b, ok := best[th.ChunkID]; !ok || th.Fused > b.Fused {
+			best[th.ChunkID] = th
+		}
+	}
+	rs := make([]Ranked, 0, len(best))
+	for _, th := range best {
+		rs = append(rs, Ranked{ChunkID: th.ChunkID, BookID: th.BookID, Score: th.Fused, PageStart: th.Page})
+	}
+	rs = Rank(rs)
+	ids := make([]string, 0, MaxK)
+	for _, x := range top(rs, MaxK) {
+		ids = append(ids, x.ChunkID)
+	}
+	got, err := cc.byID(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	for i := range rs[:len(ids)] {
+		if c, ok := got[rs[i].ChunkID]; ok {
+			rs[i].PageStart, rs[i].PageEnd = c.PageStart, c.PageEnd
+		}
+	}
+	return rs, nil
+}
+
+// relevant resolves a question's gold into chunk IDs (see Gold for the
+// order of precedence). Page gold marks every chunk whose page range covers
+// a gold page: the honest unit when the gold names pages, not passages.
+func (h *Harness) relevant(ctx context.Context, q Question, cc *chunkCache) (map[string]bool, error) {
+	rel := map[string]bool{}
+	if !q.Answerable {
+		return rel, nil
+	}
+	g := q.Gold
+	if len(g.ChunkIDs) > 0 {
+		for _, id := range g.ChunkIDs {
+			rel[id] = true
+		}
+		return rel, nil
+	}
+	if len(g.Pages) > 0 {
+		for _, p := range g.Pages {
+			cs, err := cc.book(ctx, p.BookID)
+			if err != nil {
+				return nil, err
+			}
+			for _, c := range cs {
+				if c.PageStart > 0 && c.PageStart <= p.Page && p.Page <= max(c.PageEnd, c.PageStart) {
+					rel[c.ID] = true
+				}
+			}
+		}
+		return rel, nil
+	}
+	if g.WholeBook {
+		for _, b := range q.Books {
+			cs, err := cc.book(ctx, b)
+			if err != nil {
+				return nil, err
+			}
+			for _, c := range cs {
+				rel[c.ID] = true
+			}
+		}
+		return rel, nil
+	}
+	for _, e := range g.Evidence {
+		want := termSet(h.cfg.Terms(e))
+		if len(want) == 0 {
+			continue
+		}
+		for _, b := range q.Books {
+			cs, err := cc.book(ctx, b)
+			if err != nil {
+				return nil, err
+			}
+			for _, c := range cs {
+				if cover(want, termSet(h.cfg.Terms(c.Text))) >= evidenceCover {
+					rel[c.ID] = true
+				}
+			}
+		}
+	}
+	return rel, nil
+}
+
+// goldMatcher decides whether a citation supports the gold (ALCE-style
+// precision with gold matching in place of NLI).
+type goldMatcher struct {
+	pages    map[Page]bool
+	chunks   map[string]bool // gold chunks when the gold is not pages
+	evidence []map[string]bool
+	terms    func(string) []string
+}
+
+func (g goldMatcher) supports(c citebook.Citation, onPage bool) bool {
+	if onPage || g.chunks[c.ChunkID] {
+		return true
+	}
+	q := termSet(g.terms(c.Quote))
+	if len(q) == 0 {
+		return false
+	}
+	for _, e := range g.evidence {
+		if cover(q, e) >= quoteOverlap {
+			return true
+		}
+	}
+	return false
+}
+
+func termSet(ts []string) map[string]bool {
+	m := make(map[string]bool, len(ts))
+	for _, t := range ts {
+		m[t] = true
+	}
+	return m
+}
+
+// cover is the share of want's terms present in have.
+func cover(want, have map[string]bool) float64 {
+	if len(want) == 0 {
+		return 0
+	}
+	n := 0
+	for t := range want {
+		if have[t] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(want))
+}
+
+// chunkCache keeps each book's served chunks, read once per run.
+type chunkCache struct {
+	lib   Library
+	books map[string][]citebook.Chunk
+	ids   map[string]citebook.Chunk
+}
+
+func newChunkCache(lib Library) *chunkCache {
+	return &chunkCache{lib: lib, books: map[string][]citebook.Chunk{}, ids: map[string]citebook.Chunk{}}
+}
+
+// book returns the chunks of a book's active version.
+func (c *chunkCache) book(ctx context.Context, id string) ([]citebook.Chunk, error) {
+	if cs, ok := c.books[id]; ok {
+		return cs, nil
+	}
+	b, err := c.lib.Book(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := c.lib.ChunksAt(ctx, id, b.Active)
+	if err != nil {
+		return nil, err
+	}
+	c.books[id] = cs
+	for _, ch := range cs {
+		c.ids[ch.ID] = ch
+	}
+	return cs, nil
+}
+
+// byID returns the named chunks that are served, by ID.
+func (c *chunkCache) byID(ctx context.Context, ids []string) (map[string]citebook.Chunk, error) {
+	out := make(map[string]citebook.Chunk, len(ids))
+	var missing []string
+	for _, id := range ids {
+		if ch, ok := c.ids[id]; ok {
+			out[id] = ch
+		} else {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	got, err := c.lib.ChunksByID(ctx, missing)
+	if err != nil {
+		return nil, err
+	}
+	for _, ch := range got {
+		c.ids[ch.ID] = ch
+		out[ch.ID] = ch
+	}
+	return out, nil
+}
+
+// Summary is the public JSON contract of a run (`citebook eval --json`):
+// keys are stable, values are averages over the questions each metric
+// applies to (see the package documentation).
+type Summary struct {
+	Questions    int `json:"questions"`
+	Answerable   int `json:"answerable"`
+	Unanswerable int `json:"unanswerable"`
+	Ranked       int `json:"ranked_questions"` // answerable questions with relevant chunks
+	PageGold     int `json:"page_questions"`   // answerable questions with gold pages
+	Errors       int `json:"errors"`
+
+	RecallAtK            map[string]float64 `json:"recall_at_k"`
+	RecallCurve          []float64          `json:"recall_curve"` // Recall@1..10
+	MRRAt10              float64            `json:"mrr_at_10"`
+	NDCGAt10             float64            `json:"ndcg_at_10"`
+	HitRate              float64            `json:"hit_rate"` // hit@10
+	PageRecallAtK        map[string]float64 `json:"page_recall_at_k"`
+	CitationPageAccuracy float64            `json:"citation_page_accuracy"`
+	CitationPrecision    float64            `json:"citation_precision"`
+	CitationRecall       float64            `json:"citation_recall"`
+	RefusalAccuracy      float64            `json:"refusal_accuracy"`
+	AnsweredCoverage     float64            `json:"answered_coverage"`
+	LatencyMS            map[string]float64 `json:"latency_ms"`
+	ContextDuplication   float64            `json:"context_duplication_rate"`
+	TokensPerQuestion    float64            `json:"tokens_per_question"` // context tokens given to the answerer
+	Setup                Setup              `json:"setup"`
+}
+
+// Summarize averages per-question results; questions that errored count
+// only in Errors.
+func Summarize(rs []QuestionResult, setup Setup) Summary {
+	s := Summary{Questions: len(rs), RecallAtK: map[string]float64{}, PageRecallAtK: map[string]float64{},
+		RecallCurve: make([]float64, MaxK), LatencyMS: map[string]float64{}, Setup: setup}
+	var (
+		lat                                []float64
+		pageQ, citePageQ, precQ            int
+		citePageSum, precSum               float64
+		recallHits, refused, answered, all int
+		dupSum, tokSum                     float64
+	)
+	for i := range rs {
+		r := &rs[i]
+		if r.Error != "" {
+			s.Errors++
+			continue
+		}
+		all++
+		lat = append(lat, r.LatencyMS)
+		dupSum += r.Duplication
+		tokSum += float64(r.ContextTokens)
+		if !r.Answerable {
+			s.Unanswerable++
+			if r.Refused {
+				refused++
+			}
+			continue
+		}
+		s.Answerable++
+		if !r.Refused {
+			answered++
+		}
+		if r.ranked() {
+			s.Ranked++
+			for k := 0; k < MaxK; k++ {
+				s.RecallCurve[k] += r.RecallAt[k]
+			}
+			s.MRRAt10 += r.MRR
+			s.NDCGAt10 += r.NDCG
+			s.HitRate += r.Hit
+		}
+		if len(r.GoldPages) > 0 {
+			pageQ++
+			for _, k := range Ks {
+				s.PageRecallAtK[strconv.Itoa(k)] += r.PageRecall[k-1]
+			}
+		}
+		supporting := 0
+		onPage := 0
+		for _, c := range r.Citations {
+			if c.Supports {
+				supporting++
+			}
+			if c.OnGoldPage {
+				onPage++
+			}
+		}
+		if len(r.Citations) > 0 {
+			precQ++
+			precSum += float64(supporting) / float64(len(r.Citations))
+			if len(r.GoldPages) > 0 {
+				citePageQ++
+				citePageSum += float64(onPage) / float64(len(r.Citations))
+			}
+		}
+		if !r.Refused && supporting > 0 {
+			recallHits++
+		}
+	}
+	if s.Ranked > 0 {
+		n := float64(s.Ranked)
+		for k := range s.RecallCurve {
+			s.RecallCurve[k] /= n
+		}
+		s.MRRAt10 /= n
+		s.NDCGAt10 /= n
+		s.HitRate /= n
+	}
+	s.PageGold = pageQ
+	for _, k := range Ks {
+		s.RecallAtK[strconv.Itoa(k)] = s.RecallCurve[k-1]
+		if pageQ > 0 {
+			s.PageRecallAtK[strconv.Itoa(k)] /= float64(pageQ)
+		} else {
+			s.PageRecallAtK[strconv.Itoa(k)] = 0
+		}
+	}
+	s.CitationPageAccuracy = ratio(citePageSum, citePageQ)
+	s.CitationPrecision = ratio(precSum, precQ)
+	s.CitationRecall = ratio(float64(recallHits), s.Answerable)
+	s.RefusalAccuracy = ratio(float64(refused), s.Unanswerable)
+	s.AnsweredCoverage = ratio(float64(answered), s.Answerable)
+	s.LatencyMS["p50"] = Percentile(lat, 50)
+	s.LatencyMS["p95"] = Percentile(lat, 95)
+	s.ContextDuplication = ratio(dupSum, all)
+	s.TokensPerQuestion = ratio(tokSum, all)
+	return s
+}
+
+func ratio(sum float64, n int) float64 {
+	if n == 0 {
+		return 0
+	}
+	return sum / float64(n)
+}
+
+// failuresFirst orders results for reading: errors, then wrong refusals and
+// missed retrievals, then the rest, each by ID.
+func failuresFirst(rs []QuestionResult) []QuestionResult {
+	out := append([]QuestionResult(nil), rs...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := severity(&out[i]), severity(&out[j])
+		if a != b {
+			return a > b
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+// severity ranks how badly a question went: 3 error, 2 wrong refusal
+// behaviour, 1 nothing relevant in the top 10, 0 fine.
+func severity(r *QuestionResult) int {
+	switch {
+	case r.Error != "":
+		return 3
+	case r.Answerable == r.Refused:
+		return 2
+	case r.ranked() && r.Hit == 0:
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,89 @@
+package eval
+
+import (
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func ids(xs ...string) []Ranked {
+	out := make([]Ranked, len(xs))
+	for i, x := range xs {
+		out[i] = Ranked{ChunkID: x, Score: float64(len(xs) - i)}
+	}
+	return out
+}
+
+func set(xs ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, x := range xs {
+		m[x] = true
+	}
+	return m
+}
+
+// Hand-computed cases: ranking a b c d e, relevant {b, d, z}.
+func TestRankingMetrics(t *testing.T) {
+	rs := ids("a", "b", "c", "d", "e")
+	rel := set("b", "d", "z")
+	for _, tc := range []struct {
+		name string
+		got  float64
+		want float64
+	}{
+		{"recall@1", RecallAtK(rs, rel, 1), 0},
+		{"recall@2", RecallAtK(rs, rel, 2), 1.0 / 3},
+		{"recall@5", RecallAtK(rs, rel, 5), 2.0 / 3},
+		{"recall@10 beyond list", RecallAtK(rs, rel, 10), 2.0 / 3},
+		{"mrr@1", MRRAtK(rs, rel, 1), 0},
+		{"mrr@5", MRRAtK(rs, rel, 5), 0.5},
+		{"hit@1", HitAtK(rs, rel, 1), 0},
+		{"hit@2", HitAtK(rs, rel, 2), 1},
+		// DCG = 1/log2(3) + 1/log2(5); IDCG (3 relevant) = 1 + 1/log2(3) + 1/log2(4)
+		{"ndcg@5", NDCGAtK(rs, rel, 5), (1/math.Log2(3) + 1/math.Log2(5)) / (1 + 1/math.Log2(3) + 0.5)},
+		// K=2 caps the ideal at two relevant: IDCG = 1 + 1/log2(3)
+		{"ndcg@2", NDCGAtK(rs, rel, 2), (1 / math.Log2(3)) / (1 + 1/math.Log2(3))},
+		{"recall no relevant", RecallAtK(rs, set(), 5), 0},
+		{"ndcg perfect", NDCGAtK(ids("b", "d", "z"), rel, 10), 1},
+	} {
+		assert.InDelta(t, tc.want, tc.got, 1e-12, tc.name)
+	}
+}
+
+func TestRankBreaksTiesByChunkID(t *testing.T) {
+	got := Rank([]Ranked{{ChunkID: "c", Score: 1}, {ChunkID: "a", Score: 1}, {ChunkID: "b", Score: 2}})
+	assert.Equal(t, []string{"b", "a", "c"}, []string{got[0].ChunkID, got[1].ChunkID, got[2].ChunkID})
+}
+
+func TestPageRecall(t *testing.T) {
+	rs := []Ranked{
+		{ChunkID: "x", BookID: "b1", PageStart: 3, PageEnd: 4},
+		{ChunkID: "y", BookID: "b2", PageStart: 10},
+		{ChunkID: "z", BookID: "b1", PageStart: 9, PageEnd: 9},
+	}
+	gold := []Page{{"b1", 4}, {"b2", 10}, {"b1", 9}, {"b1", 50}}
+	assert.InDelta(t, 0.25, PageRecallAtK(rs, gold, 1), 1e-12)
+	assert.InDelta(t, 0.5, PageRecallAtK(rs, gold, 2), 1e-12)
+	assert.InDelta(t, 0.75, PageRecallAtK(rs, gold, 3), 1e-12)
+	assert.Equal(t, 0.0, PageRecallAtK(rs, nil, 3))
+	// the same page number in another book does not count
+	assert.Equal(t, 0.0, PageRecallAtK(rs, []Page{{"b2", 4}}, 3))
+}
+
+func TestPercentileNearestRank(t *testing.T) {
+	xs := []float64{15, 20, 35, 40, 50}
+	assert.Equal(t, 35.0, Percentile(xs, 50))
+	assert.Equal(t, 50.0, Percentile(xs, 95))
+	assert.Equal(t, 15.0, Percentile(xs, 0))
+	assert.Equal(t, 0.0, Percentile(nil, 50))
+}
+
+func TestDuplicationRate(t *testing.T) {
+	a := []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10"}
+	b := []string{"3", "4", "5", "6", "7", "8", "9", "10", "x", "y"}
+	// b's first 8 tokens repeat a shingle of a: 8 of 20 tokens.
+	assert.InDelta(t, 8.0/20, DuplicationRate([][]string{a, b}), 1e-12)
+	assert.Equal(t, 0.0, DuplicationRate([][]string{a, {"p", "q"}}))
+	assert.Equal(t, 0.0, DuplicationRate(nil))
+}

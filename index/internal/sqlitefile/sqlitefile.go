@@ -1,0 +1,77 @@
+// Package sqlitefile is what the embedded vector store and the lexical index
+// share about the SQLite file each keeps its durable copy in: how the file is
+// opened for crash-safe single-writer use, and how one write call becomes one
+// transaction, so both get the same durability from one piece of code.
+package sqlitefile
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+
+	"github.com/citebook/citebook"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Open opens (creating dir when needed) the database file name inside dir.
+// WAL with synchronous=FULL makes every committed transaction survive a
+// crash or power loss; one connection suffices because each store serialises
+// its writers and reads from memory. what names the store in errors.
+func Open(dir, name, what string) (*sql.DB, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot create %s directory %s", what, dir)
+	}
+	dsn := "file:" + filepath.Join(dir, name) +
+		"?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(10000)"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot open %s", what)
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
+}
+
+// Write runs fn in one transaction, so a batch is on disk whole or not at
+// all. Errors that already carry a code keep it; any other is reported as
+// the store being unavailable for writing.
+func Write(ctx context.Context, db *sql.DB, what string, fn func(tx *sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot write %s", what)
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		var ce *citebook.Error
+		if errors.As(err, &ce) {
+			return err
+		}
+		return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot write %s", what)
+	}
+	if err := tx.Commit(); err != nil {
+		return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot write %s", what)
+	}
+	return nil
+}
+
+// Each executes stmt n times inside tx, args(i) giving the arguments of the
+// i-th run; preparing once keeps large batches cheap. An args error means a
+// chunk could not be encoded, which is a bug rather than an outage.
+func Each(ctx context.Context, tx *sql.Tx, stmt string, n int, args func(i int) ([]any, error)) error {
+	st, err := tx.PrepareContext(ctx, stmt)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for i := range n {
+		a, err := args(i)
+		if err != nil {
+			return citebook.Wrap(err, citebook.EINTERNAL, "cannot encode a chunk for storage")
+		}
+		if _, err := st.ExecContext(ctx, a...); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,36 @@
+package lexical
+
+import (
+	"testing"
+	"unicode/utf8"
+)
+
+// FuzzTerms checks the segmenter's invariants on arbitrary input: no empty
+// terms, CJK terms of one or two characters, and other terms stable under
+// re-segmentation (lowercasing and stemming are idempotent), so a term taken
+// from a chunk always matches itself in a query.
+func FuzzTerms(f *testing.F) {
+	for _, s := range []string{"Vectors and Graphs", "中文检索系统", "R语言3.5版", "Café NAÏVE classes' flies", "\xff\xfe", "İstanbul ẞ"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, term := range Terms(s) {
+			if term == "" {
+				t.Fatalf("empty term from %q", s)
+			}
+			if !utf8.ValidString(term) {
+				t.Fatalf("invalid UTF-8 term %q from %q", term, s)
+			}
+			r, _ := utf8.DecodeRuneInString(term)
+			if isCJK(r) {
+				if n := utf8.RuneCountInString(term); n > 2 {
+					t.Fatalf("CJK term %q of %d characters from %q", term, n, s)
+				}
+				continue
+			}
+			if again := Terms(term); len(again) != 1 || again[0] != term {
+				t.Fatalf("term %q from %q re-segments to %q", term, s, again)
+			}
+		}
+	})
+}

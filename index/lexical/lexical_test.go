@@ -1,0 +1,529 @@
+package lexical
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/index"
+	"github.com/citebook/citebook/index/storetest"
+	"github.com/citebook/citebook/internal/corpus"
+	"github.com/stretchr/testify/require"
+)
+
+var _ index.LexicalIndex = (*Index)(nil)
+
+func TestTerms(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"Vectors and Graphs", []string{"vector", "and", "graph"}},
+		{"The classes' libraries", []string{"the", "class", "library"}},
+		{"中文检索", []string{"中", "文", "中文", "检", "文检", "索", "检索"}},
+		{"R语言3.5版", []string{"r", "语", "言", "语言", "3", "5", "版"}},
+		{"Café NAÏVE", []string{"café", "naïve"}},
+		{"the ﬁle ＰＤＦ ２０２４年", []string{"the", "file", "pdf", "2024", "年"}},
+		{`"quoted" NEAR(a* -b) col:x`, []string{"quoted", "near", "a", "b", "col", "x"}},
+		{"  ,.;  ", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			require.Equal(t, tt.want, Terms(tt.in))
+		})
+	}
+}
+
+func open(t *testing.T, dir string) *Index {
+	t.Helper()
+	x, err := Open(context.Background(), dir)
+	require.NoError(t, err)
+	return x
+}
+
+func ids(hits []citebook.Hit) []string {
+	out := []string{}
+	for _, h := range hits {
+		out = append(out, h.Chunk.ID)
+	}
+	return out
+}
+
+// mobyChunks splits Moby Dick (BOM, CRLF) into paragraph chunks.
+func mobyChunks(t testing.TB, tenant string) []citebook.Chunk {
+	raw, err := os.ReadFile(corpus.Path(t, "books/mobydick.txt"))
+	require.NoError(t, err)
+	text := strings.ReplaceAll(strings.TrimPrefix(string(raw), "\ufeff"), "\r\n", "\n")
+	var cs []citebook.Chunk
+	for i, p := range strings.Split(text, "\n\n") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		cs = append(cs, citebook.Chunk{
+			ID: fmt.Sprintf("moby-%05d", i), Tenant: tenant, BookID: "moby", Version: 1,
+			ParentID: fmt.Sprintf("moby-p%d", i/20), Text: p,
+		})
+	}
+	return cs
+}
+
+func TestSearchMobyDick(t *testing.T) {
+	ctx := context.Background()
+	x := open(t, t.TempDir())
+	defer x.Close()
+	cs := mobyChunks(t, "t")
+	require.NoError(t, x.Upsert(ctx, cs))
+	f := citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "moby", Version: 1}}}
+
+	// Each query must find a paragraph containing the passage within the
+	// top five.
+	tests := []struct {
+		query, passage string
+	}{
+		{"Call me Ishmael", "Call me Ishmael"},
+		{"the Spouter-Inn", "Spouter-Inn"},
+		{"CHAPTER 135. The Chase.--Third Day.", "CHAPTER 135. The Chase.--Third Day."},
+		{"Queequeg's tomahawk pipe", "tomahawk-pipe"},
+		{"WHALES", "whale"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			hits, err := x.Search(ctx, tt.query, f, 5)
+			require.NoError(t, err)
+			require.NotEmpty(t, hits)
+			found := false
+			for i, h := range hits {
+				found = found || strings.Contains(strings.ToLower(h.Chunk.Text), strings.ToLower(tt.passage))
+				if i > 0 {
+					require.GreaterOrEqual(t, hits[i-1].Score, h.Score)
+				}
+			}
+			require.True(t, found, "no hit contains %q", tt.passage)
+		})
+	}
+
+	// FTS5 syntax in a query is read as words: it neither errors nor
+	// changes what matches.
+	for q, words := range map[string]string{
+		`Ishmael" OR "whale`:         "ishmael or whale",
+		`NEAR(whale ship)`:           "near whale ship",
+		`terms:zzzunknownword*`:      "terms zzzunknownword",
+		`-whale ^ship`:               "whale ship",
+		`"`:                          "",
+		`AND OR NOT (`:               "and or not",
+		`{terms}: whale NOT harpoon`: "terms whale not harpoon",
+	} {
+		got, err := x.Search(ctx, q, f, 5)
+		require.NoError(t, err, q)
+		want, err := x.Search(ctx, words, f, 5)
+		require.NoError(t, err)
+		require.Equal(t, ids(want), ids(got), q)
+	}
+	hits, err := x.Search(ctx, "Ishmael", f, 1<<40) // k far beyond the index
+	require.NoError(t, err)
+	require.NotEmpty(t, hits)
+	hits, err = x.Search(ctx, "  ... ", f, 5)
+	require.NoError(t, err)
+	require.Empty(t, hits)
+}
+
+// TestSearchCMRC checks Chinese retrieval: each CMRC 2018 question must find
+// its own article among 256 in the top 5.
+func TestSearchCMRC(t *testing.T) {
+	ctx := context.Background()
+	x := open(t, t.TempDir())
+	defer x.Close()
+	var cs []citebook.Chunk
+	type qa struct{ q, id string }
+	var qas []qa
+	for _, p := range storetest.CMRC(t) {
+		cs = append(cs, citebook.Chunk{ID: p.ID, Tenant: "t", BookID: "cmrc", Version: 1, ParentID: p.ID, Text: p.Context, Language: "zh"})
+		for _, q := range p.Questions {
+			qas = append(qas, qa{q, p.ID})
+		}
+	}
+	require.Len(t, cs, 256)
+	require.NoError(t, x.Upsert(ctx, cs))
+	f := citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "cmrc", Version: 1}}}
+	found := 0
+	for _, q := range qas {
+		hits, err := x.Search(ctx, q.q, f, 5)
+		require.NoError(t, err)
+		for _, h := range hits {
+			if h.Chunk.ID == q.id {
+				found++
+				break
+			}
+		}
+	}
+	recall := float64(found) / float64(len(qas))
+	t.Logf("CMRC recall@5 = %.3f over %d questions", recall, len(qas))
+	require.GreaterOrEqual(t, recall, 0.85)
+}
+
+func TestFilterSemantics(t *testing.T) {
+	ctx := context.Background()
+	x := open(t, t.TempDir())
+	defer x.Close()
+	mk := func(id, tenant, book string, version, retired int, parent string) citebook.Chunk {
+		return citebook.Chunk{ID: id, Tenant: tenant, BookID: book, Version: version, Retired: retired, ParentID: parent, Text: "the whale " + id}
+	}
+	cs := []citebook.Chunk{
+		mk("a", "t", "book", 1, 0, "p"),
+		mk("b", "t", "book", 1, 2, "p"),
+		mk("c", "t", "book", 2, 0, "p"),
+		mk("d", "t", "book", 1, 0, "secret"),
+		mk("o", "t", "other", 1, 0, "p"),
+		mk("x", "u", "book", 1, 0, "p"),
+	}
+	require.NoError(t, x.Upsert(ctx, cs))
+	tests := []struct {
+		name string
+		f    citebook.Filter
+	}{
+		{"zero filter", citebook.Filter{}},
+		{"tenant without books", citebook.Filter{Tenant: "t"}},
+		{"version 1", citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "book", Version: 1}}}},
+		{"version 2", citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "book", Version: 2}}}},
+		{"version 0", citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "book", Version: 0}}}},
+		{"deny parent", citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "book", Version: 1}}, DenyParents: []string{"secret"}}},
+		{"two books", citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "book", Version: 2}, {BookID: "other", Version: 1}}}},
+		{"book listed twice", citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "book", Version: 1}, {BookID: "book", Version: 2}}}},
+		{"other tenant", citebook.Filter{Tenant: "u", Books: []citebook.BookScope{{BookID: "book", Version: 1}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hits, err := x.Search(ctx, "whale", tt.f, 10)
+			require.NoError(t, err)
+			want := []string{}
+			for i := range cs {
+				if tt.f.Match(&cs[i]) {
+					want = append(want, cs[i].ID)
+				}
+			}
+			require.ElementsMatch(t, want, ids(hits))
+		})
+	}
+}
+
+func TestPersistReplaceRetireDelete(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	x := open(t, dir)
+	f1 := citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "b", Version: 1}}}
+	f2 := citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "b", Version: 2}}}
+	require.NoError(t, x.Upsert(ctx, []citebook.Chunk{
+		{ID: "1", Tenant: "t", BookID: "b", Version: 1, ParentID: "p", Text: "pequod sails", HeadingPath: []string{"Chapter One"}},
+		{ID: "2", Tenant: "t", BookID: "b", Version: 1, ParentID: "p", Text: "ahab limps"},
+		{ID: "3", Tenant: "t", BookID: "b", Version: 1, ParentID: "p", Text: "starbuck doubts"},
+	}))
+	require.NoError(t, x.Close())
+
+	x = open(t, dir)
+	defer x.Close()
+	hits, err := x.Search(ctx, "pequod", f1, 5)
+	require.NoError(t, err)
+	require.Equal(t, []string{"1"}, ids(hits))
+	hits, err = x.Search(ctx, "chapter one", f1, 5)
+	require.NoError(t, err)
+	require.Equal(t, []string{"1"}, ids(hits), "headings are searchable")
+
+	// Replacing a chunk replaces its terms.
+	require.NoError(t, x.Upsert(ctx, []citebook.Chunk{{ID: "1", Tenant: "t", BookID: "b", Version: 1, ParentID: "p", Text: "rachel searches"}}))
+	hits, err = x.Search(ctx, "pequod", f1, 5)
+	require.NoError(t, err)
+	require.Empty(t, hits)
+	hits, err = x.Search(ctx, "rachel", f1, 5)
+	require.NoError(t, err)
+	require.Equal(t, []string{"1"}, ids(hits))
+
+	require.NoError(t, x.Retire(ctx, "b", []string{"2"}, 2))
+	require.NoError(t, x.Retire(ctx, "other", []string{"3"}, 2))
+	hits, err = x.Search(ctx, "ahab starbuck", f2, 5)
+	require.NoError(t, err)
+	require.Equal(t, []string{"3"}, ids(hits))
+	hits, err = x.Search(ctx, "ahab", f1, 5)
+	require.NoError(t, err)
+	require.Equal(t, 2, hits[0].Chunk.Retired)
+
+	require.NoError(t, x.Delete(ctx, []string{"3", "missing"}))
+	got, err := x.IDs(ctx, "b")
+	require.NoError(t, err)
+	require.Equal(t, []string{"1", "2"}, got)
+	hits, err = x.Search(ctx, "starbuck", f1, 5)
+	require.NoError(t, err)
+	require.Empty(t, hits)
+}
+
+// Deleting and replacing most of a book compacts the postings; ranking and
+// statistics must come out as if the survivors had been indexed alone.
+func TestCompactionKeepsRanking(t *testing.T) {
+	ctx := context.Background()
+	cs := mobyChunks(t, "t")
+	f := citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "moby", Version: 1}}}
+	keep := cs[:len(cs)/3]
+
+	fresh := open(t, t.TempDir())
+	defer fresh.Close()
+	require.NoError(t, fresh.Upsert(ctx, keep))
+
+	x := open(t, t.TempDir())
+	defer x.Close()
+	require.NoError(t, x.Upsert(ctx, cs))
+	require.NoError(t, x.Upsert(ctx, keep)) // replaced rows become garbage too
+	var gone []string
+	for _, c := range cs[len(cs)/3:] {
+		gone = append(gone, c.ID)
+	}
+	require.NoError(t, x.Delete(ctx, gone))
+	require.Equal(t, len(keep), x.Len())
+	x.mu.RLock()
+	rows := len(x.rows)
+	x.mu.RUnlock()
+	require.Equal(t, len(keep), rows, "deleted rows were compacted away")
+
+	for _, q := range []string{"whale", "Call me Ishmael", "Queequeg harpoon", "Nantucket"} {
+		want, err := fresh.Search(ctx, q, f, 10)
+		require.NoError(t, err)
+		got, err := x.Search(ctx, q, f, 10)
+		require.NoError(t, err)
+		require.Equal(t, ids(want), ids(got), q)
+		for i := range want {
+			require.InDelta(t, want[i].Score, got[i].Score, 1e-9)
+		}
+	}
+}
+
+func TestConcurrentReadersAndWriter(t *testing.T) {
+	ctx := context.Background()
+	x := open(t, t.TempDir())
+	defer x.Close()
+	cs := mobyChunks(t, "t")[:400]
+	require.NoError(t, x.Upsert(ctx, cs[:200]))
+	f := citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "moby", Version: 1}}}
+	done := make(chan struct{})
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				if _, err := x.Search(ctx, "the whale ship", f, 5); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for i := 200; i < 400; i += 20 {
+		require.NoError(t, x.Upsert(ctx, cs[i:i+20]))
+		require.NoError(t, x.Delete(ctx, []string{cs[i-200].ID}))
+	}
+	close(done)
+	for range 4 {
+		require.NoError(t, <-errs)
+	}
+	require.Equal(t, 390, x.Len())
+}
+
+func TestClosedIndexIsUnavailable(t *testing.T) {
+	x := open(t, t.TempDir())
+	require.NoError(t, x.Close())
+	_, err := x.Search(context.Background(), "whale", citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "b", Version: 1}}}, 3)
+	require.Equal(t, citebook.EUNAVAILABLE, citebook.ErrorCode(err))
+	err = x.Upsert(context.Background(), []citebook.Chunk{{ID: "a"}})
+	require.Equal(t, citebook.EUNAVAILABLE, citebook.ErrorCode(err))
+}
+
+// Reopening rebuilds the in-memory index (in batches, in parallel); results
+// must be identical to before the restart.
+func TestReopenRebuildsSameIndex(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	x := open(t, dir)
+	var all []citebook.Chunk
+	for _, tenant := range []string{"t1", "t2", "t3", "t4"} {
+		for _, c := range mobyChunks(t, tenant) {
+			c.ID = tenant + c.ID
+			all = append(all, c)
+		}
+	}
+	require.Greater(t, len(all), 2*4096)
+	require.NoError(t, x.Upsert(ctx, all))
+	require.NoError(t, x.Retire(ctx, "moby", []string{"t2moby-00100"}, 2))
+	f := citebook.Filter{Tenant: "t2", Books: []citebook.BookScope{{BookID: "moby", Version: 2}}}
+	queries := []string{"white whale", "Ishmael Queequeg", "Nantucket"}
+	var before [][]citebook.Hit
+	for _, q := range queries {
+		hits, err := x.Search(ctx, q, f, 10)
+		require.NoError(t, err)
+		before = append(before, hits)
+	}
+	require.NoError(t, x.Close())
+
+	x = open(t, dir)
+	defer x.Close()
+	require.Equal(t, len(all), x.Len())
+	for i, q := range queries {
+		hits, err := x.Search(ctx, q, f, 10)
+		require.NoError(t, err)
+		require.Equal(t, before[i], hits, q)
+	}
+}
+
+// exhaustive is the plain BM25 scorer topK replaced: every posting of every
+// query term summed in query order, then the k best by score and chunk ID.
+func exhaustive(x *Index, query string, f citebook.Filter, k int) []citebook.Hit {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	hits := []citebook.Hit{}
+	allowed := x.admitted(&f)
+	if allowed == nil {
+		return hits
+	}
+	n := float64(x.live)
+	avgdl := float64(x.totalLen) / n
+	scores := map[int32]float64{}
+	for _, t := range queryTerms(query) {
+		id, ok := x.terms[t]
+		if !ok || x.df[id] == 0 {
+			continue
+		}
+		df := float64(x.df[id])
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for _, p := range x.postings[id] {
+			if allowed[p.row>>6]&(1<<(uint(p.row)&63)) == 0 {
+				continue
+			}
+			tf := float64(p.tf)
+			dl := float64(x.rows[p.row].length)
+			scores[p.row] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avgdl))
+		}
+	}
+	var all []cand
+	for r, s := range scores {
+		all = append(all, cand{r, s, x.rows[r].chunk.ID})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].better(all[j]) })
+	for _, c := range all[:min(k, len(all))] {
+		hits = append(hits, citebook.Hit{Chunk: x.rows[c.row].chunk, Score: c.score})
+	}
+	return hits
+}
+
+// TestPrunedMatchesExhaustive runs random queries drawn from Moby Dick's own
+// words (rare and common, one to seven terms) under several filters and k,
+// and requires the pruned search to return exactly what the exhaustive
+// scorer does: same chunks, same order, bit-identical scores.
+func TestPrunedMatchesExhaustive(t *testing.T) {
+	ctx := context.Background()
+	x := open(t, t.TempDir())
+	defer x.Close()
+	paras := mobyChunks(t, "")
+	for tn := range 2 {
+		for bk := range 3 {
+			cs := make([]citebook.Chunk, len(paras))
+			for i, p := range paras {
+				p.ID = fmt.Sprintf("t%d-b%d-%s", tn, bk, p.ID)
+				p.Tenant = fmt.Sprintf("t%d", tn)
+				p.BookID = fmt.Sprintf("b%d", bk)
+				cs[i] = p
+			}
+			require.NoError(t, x.Upsert(ctx, cs))
+		}
+	}
+	// Replaced and deleted rows leave dead postings behind, which the
+	// bounds and lookups must cope with.
+	require.NoError(t, x.Delete(ctx, []string{"t0-b0-moby-00100", "t0-b1-moby-00200"}))
+	require.NoError(t, x.Upsert(ctx, []citebook.Chunk{{ID: "t0-b0-moby-00300", Tenant: "t0", BookID: "b0", Version: 1, ParentID: "x", Text: "whale whale whale ahab"}}))
+
+	var words []string
+	for _, p := range paras {
+		words = append(words, Terms(p.Text)...)
+	}
+	r := rand.New(rand.NewPCG(8, 9))
+	filters := []citebook.Filter{
+		{Tenant: "t0", Books: []citebook.BookScope{{BookID: "b0", Version: 1}, {BookID: "b1", Version: 1}, {BookID: "b2", Version: 1}}},
+		{Tenant: "t1", Books: []citebook.BookScope{{BookID: "b1", Version: 1}}},
+		{Tenant: "t0", Books: []citebook.BookScope{{BookID: "b0", Version: 1}, {BookID: "b2", Version: 1}}, DenyParents: []string{"moby-p3", "moby-p40", "x"}},
+	}
+	for i := range 400 {
+		n := 1 + r.IntN(7)
+		q := make([]string, n)
+		for j := range q {
+			q[j] = words[r.IntN(len(words))]
+		}
+		query := strings.Join(q, " ")
+		f := filters[i%len(filters)]
+		k := []int{1, 3, 10, 50}[r.IntN(4)]
+		got, err := x.Search(ctx, query, f, k)
+		require.NoError(t, err)
+		want := exhaustive(x, query, f, k)
+		require.Equal(t, len(want), len(got), "query %q k=%d", query, k)
+		for j := range want {
+			require.Equal(t, want[j].Chunk.ID, got[j].Chunk.ID, "query %q k=%d rank %d", query, k, j)
+			require.Equal(t, want[j].Score, got[j].Score, "query %q k=%d rank %d", query, k, j)
+		}
+	}
+}
+
+func TestKth(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var tmp []float64
+	for range 200 {
+		n := 1 + r.IntN(40)
+		scores := make([]float64, n)
+		rows := make([]int32, n)
+		for i := range scores {
+			scores[i] = float64(r.IntN(8)) // many ties
+			rows[i] = int32(i)
+		}
+		k := 1 + r.IntN(n)
+		sorted := slices.Clone(scores)
+		sort.Sort(sort.Reverse(sort.Float64Slice(sorted)))
+		require.Equal(t, sorted[k-1], kth(scores, rows, k, &tmp))
+	}
+}
+
+// TestAdmissionCacheFollowsWrites searches with one filter before and after
+// each kind of write: the cached admission of the filter must never outlive
+// the write.
+func TestAdmissionCacheFollowsWrites(t *testing.T) {
+	ctx := context.Background()
+	x := open(t, t.TempDir())
+	defer x.Close()
+	c := func(id string, v int) citebook.Chunk {
+		return citebook.Chunk{ID: id, Tenant: "t", BookID: "b", Version: v, ParentID: "p-" + id, Text: "the white whale " + id}
+	}
+	f := citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "b", Version: 1}}}
+	search := func() []string {
+		hits, err := x.Search(ctx, "whale", f, 10)
+		require.NoError(t, err)
+		s := ids(hits)
+		sort.Strings(s)
+		return s
+	}
+	require.Empty(t, search())
+	require.NoError(t, x.Upsert(ctx, []citebook.Chunk{c("a", 1), c("b", 1), c("new", 2)}))
+	require.Equal(t, []string{"a", "b"}, search())
+	require.NoError(t, x.Retire(ctx, "b", []string{"a"}, 1))
+	require.Equal(t, []string{"b"}, search())
+	require.NoError(t, x.Retire(ctx, "b", []string{"a"}, 0))
+	require.Equal(t, []string{"a", "b"}, search())
+	require.NoError(t, x.Delete(ctx, []string{"b"}))
+	require.Equal(t, []string{"a"}, search())
+	f.DenyParents = []string{"p-a"}
+	require.Empty(t, search())
+}

@@ -1,0 +1,225 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+
+	"github.com/citebook/citebook"
+)
+
+// visibleAt is the row filter for "visible in version ?" (bind it twice).
+const visibleAt = ` version <= ? AND (retired = 0 OR retired > ?) `
+
+// activeJoin restricts rows aliased r to the served version of their book.
+const activeJoin = ` JOIN books b ON b.id = r.book_id
+	WHERE r.version <= b.active_version AND (r.retired = 0 OR r.retired > b.active_version) `
+
+// SaveParents writes parent rows visible from version on; a row for the same
+// ID and version is replaced.
+func (d *DB) SaveParents(ctx context.Context, version int, ps []citebook.Parent) error {
+	return d.inTx(ctx, "save parents", func(tx *sql.Tx) error {
+		stmt, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO parents (id, book_id, version, retired, ordinal,
+			heading_path, page_start, page_end, text, pages, data) VALUES (?,?,?,0,?,?,?,?,?,?,?)`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, p := range ps {
+			if _, err := stmt.ExecContext(ctx, p.ID, p.BookID, version, p.Ordinal, jsonText(p.HeadingPath),
+				p.PageStart, p.PageEnd, p.Text, jsonText(p.Pages), jsonText(p)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// RetireParents ends the current (unretired, older) rows of the given
+// parents at version.
+func (d *DB) RetireParents(ctx context.Context, bookID string, ids []string, version int) error {
+	return d.retire(ctx, "parents", bookID, ids, version)
+}
+
+// RetireChunks ends the current (unretired, older) rows of the given chunks
+// at version.
+func (d *DB) RetireChunks(ctx context.Context, bookID string, ids []string, version int) error {
+	return d.retire(ctx, "chunks", bookID, ids, version)
+}
+
+func (d *DB) retire(ctx context.Context, table, bookID string, ids []string, version int) error {
+	return d.inTx(ctx, "retire "+table, func(tx *sql.Tx) error {
+		return chunked(ids, func(part []string) error {
+			ph, args := placeholders(part)
+			args = append([]any{version, bookID, version}, args...)
+			_, err := tx.ExecContext(ctx, `UPDATE `+table+` SET retired=? WHERE book_id=? AND retired=0
+				AND version < ? AND id IN (`+ph+`)`, args...)
+			return err
+		})
+	})
+}
+
+// scanParent decodes a parent row (its data column).
+func scanParent(sc scanner) (citebook.Parent, error) {
+	var p citebook.Parent
+	var data string
+	if err := sc.Scan(&data); err != nil {
+		return p, err
+	}
+	return p, json.Unmarshal([]byte(data), &p)
+}
+
+// Parents returns a book's parents visible in version, in reading order.
+func (d *DB) Parents(ctx context.Context, bookID string, version int) ([]citebook.Parent, error) {
+	return queryAll(ctx, d.db, "read parents", scanParent,
+		`SELECT data FROM parents WHERE book_id=? AND`+visibleAt+`ORDER BY ordinal`, bookID, version, version)
+}
+
+// Parent returns a parent as its book's served version has it, or an
+// ENOTFOUND error; this is what the answerer expands a chunk to.
+func (d *DB) Parent(ctx context.Context, id string) (*citebook.Parent, error) {
+	ps, err := queryAll(ctx, d.db, "read parent", scanParent, `SELECT r.data FROM parents r`+activeJoin+`AND r.id=?`, id)
+	if err != nil {
+		return nil, err
+	}
+	if len(ps) == 0 {
+		return nil, citebook.Errorf(citebook.ENOTFOUND, "section %q not found", id)
+	}
+	return &ps[0], nil
+}
+
+// SaveChunks writes chunk rows, each visible from its Version on; a row for
+// the same ID and version is replaced. The whole chunk is kept so readers
+// can expand and cite without the vector store.
+func (d *DB) SaveChunks(ctx context.Context, cs []citebook.Chunk) error {
+	return d.inTx(ctx, "save chunks", func(tx *sql.Tx) error {
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO chunks (id, book_id, version, retired, parent_id, ordinal,
+			content_hash, page_start, page_end, data) VALUES (?,?,?,?,?,?,?,?,?,?)
+			ON CONFLICT (id, version) DO UPDATE SET book_id=excluded.book_id, retired=excluded.retired,
+			parent_id=excluded.parent_id, ordinal=excluded.ordinal, content_hash=excluded.content_hash,
+			page_start=excluded.page_start, page_end=excluded.page_end, data=excluded.data`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, c := range cs {
+			if _, err := stmt.ExecContext(ctx, c.ID, c.BookID, c.Version, c.Retired, c.ParentID, c.Ordinal,
+				c.ContentHash, c.PageStart, c.PageEnd, jsonText(c)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// chunkCols are the columns scanChunk reads: the chunk as JSON and its
+// lifespan, which is kept in columns so it can be updated in place.
+const chunkCols = `r.data, r.version, r.retired`
+
+func scanChunk(sc scanner) (citebook.Chunk, error) {
+	var c citebook.Chunk
+	var data string
+	var version, retired int
+	if err := sc.Scan(&data, &version, &retired); err != nil {
+		return c, err
+	}
+	if err := json.Unmarshal([]byte(data), &c); err != nil {
+		return c, err
+	}
+	c.Version, c.Retired = version, retired
+	return c, nil
+}
+
+// ChunksAt returns a book's chunks visible in version, in reading order.
+func (d *DB) ChunksAt(ctx context.Context, bookID string, version int) ([]citebook.Chunk, error) {
+	return queryAll(ctx, d.db, "read chunks", scanChunk, `SELECT `+chunkCols+` FROM chunks r WHERE book_id=? AND`+
+		visibleAt+`ORDER BY ordinal`, bookID, version, version)
+}
+
+// ChunkIDs lists the IDs of a book's chunks visible in version.
+func (d *DB) ChunkIDs(ctx context.Context, bookID string, version int) ([]string, error) {
+	return queryAll(ctx, d.db, "read chunk IDs", func(sc scanner) (id string, err error) { return id, sc.Scan(&id) },
+		`SELECT id FROM chunks WHERE book_id=? AND`+visibleAt+`ORDER BY ordinal`, bookID, version, version)
+}
+
+// ChunksByID returns chunks as their books' served versions have them, in no
+// set order; unknown or unserved IDs are left out.
+func (d *DB) ChunksByID(ctx context.Context, ids []string) ([]citebook.Chunk, error) {
+	var out []citebook.Chunk
+	err := chunked(ids, func(part []string) error {
+		ph, args := placeholders(part)
+		cs, err := queryAll(ctx, d.db, "read chunks", scanChunk, `SELECT `+chunkCols+` FROM chunks r`+activeJoin+
+			`AND r.id IN (`+ph+`)`, args...)
+		out = append(out, cs...)
+		return err
+	})
+	return out, err
+}
+
+// Neighbours returns the chunk and up to n chunks on each side of it in its
+// book's served version, in reading order, so an answer can show context
+// around a passage. An unknown chunk is ENOTFOUND.
+func (d *DB) Neighbours(ctx context.Context, chunkID string, n int) ([]citebook.Chunk, error) {
+	var bookID string
+	var ordinal int
+	err := d.db.QueryRowContext(ctx, `SELECT r.book_id, r.ordinal FROM chunks r`+activeJoin+`AND r.id=?`, chunkID).
+		Scan(&bookID, &ordinal)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, citebook.Errorf(citebook.ENOTFOUND, "chunk %q not found", chunkID)
+	} else if err != nil {
+		return nil, unavailable(err, "read chunk")
+	}
+	n = max(n, 0)
+	return queryAll(ctx, d.db, "read neighbours", scanChunk, `SELECT `+chunkCols+` FROM chunks r`+activeJoin+
+		`AND r.book_id=? AND r.ordinal BETWEEN ? AND ? ORDER BY r.ordinal`, bookID, ordinal-n, ordinal+n)
+}
+
+// IncrementHits counts one more retrieval for each chunk, so popular
+// passages can be found and cached.
+func (d *DB) IncrementHits(ctx context.Context, ids []string) error {
+	return d.inTx(ctx, "count hits", func(tx *sql.Tx) error {
+		return chunked(ids, func(part []string) error {
+			ph, args := placeholders(part)
+			_, err := tx.ExecContext(ctx, `UPDATE chunks SET hit_count = hit_count + 1 WHERE retired = 0 AND id IN (`+ph+`)`, args...)
+			return err
+		})
+	})
+}
+
+// HitCounts returns the retrieval count of each known chunk.
+func (d *DB) HitCounts(ctx context.Context, ids []string) (map[string]int, error) {
+	out := make(map[string]int, len(ids))
+	err := chunked(ids, func(part []string) error {
+		ph, args := placeholders(part)
+		rows, err := d.db.QueryContext(ctx, `SELECT id, SUM(hit_count) FROM chunks WHERE id IN (`+ph+`) GROUP BY id`, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			var n int
+			if err := rows.Scan(&id, &n); err != nil {
+				return err
+			}
+			out[id] = n
+		}
+		return rows.Err()
+	})
+	return out, unavailable(err, "read hit counts")
+}
+
+// DeleteRetired physically removes a book's parent and chunk rows retired at
+// or before version, once no reader can be served them any more.
+func (d *DB) DeleteRetired(ctx context.Context, bookID string, version int) error {
+	return d.inTx(ctx, "delete retired", func(tx *sql.Tx) error {
+		for _, table := range []string{"parents", "chunks"} {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE book_id=? AND retired<>0 AND retired<=?`,
+				bookID, version); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,129 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/index"
+)
+
+// CreateJob inserts a job and sets its ID.
+func (d *DB) CreateJob(ctx context.Context, j *index.Job) error {
+	if j.Status == "" {
+		j.Status = index.JobRunning
+	}
+	started := fmtTime(j.Started)
+	if started == "" {
+		started = now()
+		j.Started = parseTime(started)
+	}
+	res, err := d.db.ExecContext(ctx, `INSERT INTO jobs (book_id, version, status, started, finished, error,
+		chunks, embedded, upserted, deleted) VALUES (?,?,?,?,?,?,?,?,?,?)`,
+		j.BookID, j.Version, string(j.Status), started, fmtTime(j.Finished), j.Error,
+		j.Chunks, j.Embedded, j.Upserted, j.Deleted)
+	if err != nil {
+		return unavailable(err, "create job")
+	}
+	j.ID, err = res.LastInsertId()
+	return unavailable(err, "create job")
+}
+
+// UpdateJob saves a job's status, error, counts and finish time.
+func (d *DB) UpdateJob(ctx context.Context, j index.Job) error {
+	res, err := d.db.ExecContext(ctx, `UPDATE jobs SET status=?, finished=?, error=?, chunks=?, embedded=?,
+		upserted=?, deleted=? WHERE id=?`, string(j.Status), fmtTime(j.Finished), j.Error,
+		j.Chunks, j.Embedded, j.Upserted, j.Deleted, j.ID)
+	if err != nil {
+		return unavailable(err, "update job")
+	}
+	return affected(res, "update job", func() error {
+		return citebook.Errorf(citebook.ENOTFOUND, "job %d not found", j.ID)
+	})
+}
+
+const jobCols = `id, book_id, version, status, started, finished, error, chunks, embedded, upserted, deleted`
+
+func scanJob(sc scanner) (index.Job, error) {
+	var j index.Job
+	var status, started, finished string
+	err := sc.Scan(&j.ID, &j.BookID, &j.Version, &status, &started, &finished, &j.Error,
+		&j.Chunks, &j.Embedded, &j.Upserted, &j.Deleted)
+	j.Status = index.JobStatus(status)
+	j.Started, j.Finished = parseTime(started), parseTime(finished)
+	return j, err
+}
+
+// Job returns one job or an ENOTFOUND error.
+func (d *DB) Job(ctx context.Context, id int64) (*index.Job, error) {
+	j, err := scanJob(d.db.QueryRowContext(ctx, `SELECT `+jobCols+` FROM jobs WHERE id=?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, citebook.Errorf(citebook.ENOTFOUND, "job %d not found", id)
+	} else if err != nil {
+		return nil, unavailable(err, "read job")
+	}
+	return &j, nil
+}
+
+// Jobs lists jobs, newest first; bookID "" lists every book's.
+func (d *DB) Jobs(ctx context.Context, bookID string) ([]index.Job, error) {
+	return queryAll(ctx, d.db, "list jobs", scanJob,
+		`SELECT `+jobCols+` FROM jobs WHERE ?='' OR book_id=? ORDER BY id DESC`, bookID, bookID)
+}
+
+// CreateBatches inserts the planned batches of a job in one transaction.
+func (d *DB) CreateBatches(ctx context.Context, bs []index.Batch) error {
+	return d.inTx(ctx, "create batches", func(tx *sql.Tx) error {
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO batches (job_id, n, status, attempts, error, chunk_ids) VALUES (?,?,?,?,?,?)`)
+		if err != nil {
+			return err
+		}
+		defer stmt.Close()
+		for _, b := range bs {
+			if b.Status == "" {
+				b.Status = index.BatchPending
+			}
+			if b.ChunkIDs == nil {
+				b.ChunkIDs = []string{}
+			}
+			if _, err := stmt.ExecContext(ctx, b.JobID, b.N, string(b.Status), b.Attempts, b.Error, jsonText(b.ChunkIDs)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// UpdateBatch saves a batch's status, attempts and error.
+func (d *DB) UpdateBatch(ctx context.Context, b index.Batch) error {
+	res, err := d.db.ExecContext(ctx, `UPDATE batches SET status=?, attempts=?, error=? WHERE job_id=? AND n=?`,
+		string(b.Status), b.Attempts, b.Error, b.JobID, b.N)
+	if err != nil {
+		return unavailable(err, "update batch")
+	}
+	return affected(res, "update batch", func() error {
+		return citebook.Errorf(citebook.ENOTFOUND, "batch %d of job %d not found", b.N, b.JobID)
+	})
+}
+
+// Batches lists a job's batches in order.
+func (d *DB) Batches(ctx context.Context, jobID int64) ([]index.Batch, error) {
+	return queryAll(ctx, d.db, "list batches", scanBatch, `SELECT job_id, n, status, attempts, error, chunk_ids
+		FROM batches WHERE job_id=? ORDER BY n`, jobID)
+}
+
+func scanBatch(sc scanner) (index.Batch, error) {
+	var b index.Batch
+	var status, ids string
+	if err := sc.Scan(&b.JobID, &b.N, &status, &b.Attempts, &b.Error, &ids); err != nil {
+		return b, err
+	}
+	b.Status = index.BatchStatus(status)
+	if err := json.Unmarshal([]byte(ids), &b.ChunkIDs); err != nil {
+		return b, fmt.Errorf("batch %d of job %d: chunk IDs: %w", b.N, b.JobID, err)
+	}
+	return b, nil
+}

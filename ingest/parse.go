@@ -1,0 +1,143 @@
+package ingest
+
+import (
+	"archive/zip"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/citebook/citebook"
+)
+
+// MaxFileSize bounds what Parse accepts, so one upload cannot exhaust memory
+// (text formats are read whole).
+const MaxFileSize = 512 << 20
+
+// supported is the list users see when a format is refused.
+const supported = "PDF, EPUB, Markdown (.md, .markdown) and plain text (.txt)"
+
+// Parse detects the format of a book and parses it. Magic bytes win over the
+// name (a PDF called .txt is still a PDF); the extension decides between
+// text formats. name is only used for its extension and in messages.
+func Parse(ctx context.Context, name string, r io.ReaderAt, size int64) (*Document, error) {
+	if size == 0 {
+		return nil, citebook.Errorf(citebook.EINVALID, "empty file")
+	}
+	if size > MaxFileSize {
+		return nil, citebook.Errorf(citebook.ETOOLARGE, "file is larger than %d MiB", MaxFileSize>>20)
+	}
+	head := make([]byte, min(size, 1024))
+	if _, err := r.ReadAt(head, 0); err != nil && !errors.Is(err, io.EOF) {
+		return nil, citebook.Wrap(err, citebook.EINVALID, "cannot read file")
+	}
+	format, err := detectFormat(name, head, r, size)
+	if err != nil {
+		return nil, err
+	}
+	switch format {
+	case citebook.FormatPDF:
+		return ParsePDF(ctx, r, size)
+	case citebook.FormatEPUB:
+		return ParseEPUB(ctx, r, size)
+	}
+	data := make([]byte, size)
+	if _, err := r.ReadAt(data, 0); err != nil && !errors.Is(err, io.EOF) {
+		return nil, citebook.Wrap(err, citebook.EINVALID, "cannot read file")
+	}
+	if format == citebook.FormatMarkdown {
+		return ParseMarkdown(ctx, data)
+	}
+	return ParseText(ctx, data)
+}
+
+// ParseFile parses the book at path.
+func ParseFile(ctx context.Context, path string) (*Document, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, citebook.Errorf(citebook.ENOTFOUND, "file not found: %s", path)
+	} else if err != nil {
+		return nil, citebook.Wrap(err, citebook.EINVALID, "cannot open %s", path)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, citebook.Wrap(err, citebook.EINVALID, "cannot read %s", path)
+	}
+	if st.IsDir() {
+		return nil, citebook.Errorf(citebook.EINVALID, "%s is a directory, not a book", path)
+	}
+	return Parse(ctx, filepath.Base(path), f, st.Size())
+}
+
+func detectFormat(name string, head []byte, r io.ReaderAt, size int64) (citebook.Format, error) {
+	ext := strings.ToLower(filepath.Ext(name))
+	switch {
+	case bytes.HasPrefix(bytes.TrimLeft(head, "\xef\xbb\xbf \t\r\n"), []byte("%PDF-")),
+		ext == ".pdf" && bytes.Contains(head, []byte("%PDF-")):
+		return citebook.FormatPDF, nil
+	case bytes.HasPrefix(head, []byte("PK\x03\x04")) || bytes.HasPrefix(head, []byte("PK\x05\x06")):
+		if ext == ".epub" || isEPUBZip(r, size) {
+			return citebook.FormatEPUB, nil
+		}
+		return "", citebook.Errorf(citebook.EINVALID, "unsupported format: a zip archive that is not an EPUB; citebook reads %s", supported)
+	}
+	switch ext {
+	case ".pdf":
+		return "", citebook.Errorf(citebook.EINVALID, "%s is named .pdf but is not a PDF file", name)
+	case ".epub":
+		return "", citebook.Errorf(citebook.EINVALID, "%s is named .epub but is not a zip archive", name)
+	case ".md", ".markdown", ".mdown", ".mkd":
+		return citebook.FormatMarkdown, nil
+	case ".txt", ".text", "":
+		if textual(head) {
+			return citebook.FormatText, nil
+		}
+	}
+	return "", citebook.Errorf(citebook.EINVALID, "unsupported format %q; citebook reads %s", ext, supported)
+}
+
+// isEPUBZip reports a zip whose mimetype entry or container file marks an
+// EPUB, wherever the packager put them.
+func isEPUBZip(r io.ReaderAt, size int64) bool {
+	zr, err := zip.NewReader(r, size)
+	if err != nil {
+		return false
+	}
+	for _, f := range zr.File {
+		name := strings.ToLower(f.Name)
+		if strings.HasSuffix(name, "meta-inf/container.xml") {
+			return true
+		}
+		if (name == "mimetype" || strings.HasSuffix(name, "/mimetype")) && f.UncompressedSize64 < 64 {
+			rc, err := f.Open()
+			if err != nil {
+				continue
+			}
+			b, _ := io.ReadAll(io.LimitReader(rc, 64))
+			rc.Close()
+			if strings.TrimSpace(string(b)) == "application/epub+zip" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// textual reports whether the start of a file looks like text rather than
+// binary data.
+func textual(head []byte) bool {
+	if bytes.IndexByte(head, 0) >= 0 {
+		return false
+	}
+	// A multi-byte character may be cut at the end of the sample.
+	for i := 0; i < 3 && len(head) > 0 && !utf8.Valid(head); i++ {
+		head = head[:len(head)-1]
+	}
+	return utf8.Valid(head) || looksText(head)
+}

@@ -1,0 +1,369 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"math"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/citebook/citebook"
+	"github.com/ledongthuc/pdf"
+)
+
+// ParsePDF reads a PDF into a Document: text rebuilt from glyph positions in
+// reading order (columns, paragraphs, rejoined hyphenation), running heads and
+// folios removed but used for printed page labels, and sections taken from
+// the bookmarks or, without any, from numbered headings. Every paragraph keeps
+// the physical pages it spans so citations can name the page of a quote.
+//
+// Files that cannot be read (empty, truncated, encrypted, image-only) are
+// EINVALID errors; malformed content never panics.
+func ParsePDF(ctx context.Context, r io.ReaderAt, size int64) (doc *Document, err error) {
+	defer func() {
+		if err != nil {
+			doc = nil
+		}
+	}()
+	defer guard(citebook.FormatPDF, &err)
+	x, err := openPDFReader(r, size)
+	if err != nil {
+		return nil, err
+	}
+	return x.parse(ctx)
+}
+
+// newPDFExtractor checks the file is a readable PDF and indexes its pages.
+func newPDFExtractor(r io.ReaderAt, size int64) (*pdfExtractor, error) {
+	x, err := openPDFReader(r, size)
+	if err != nil {
+		return nil, err
+	}
+	if err := x.loadPages(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// openPDFReader checks the file is a readable PDF; its pages are not indexed yet.
+func openPDFReader(r io.ReaderAt, size int64) (*pdfExtractor, error) {
+	if size <= 0 {
+		return nil, citebook.Errorf(citebook.EINVALID, "PDF file is empty")
+	}
+	head := make([]byte, 1024)
+	n, _ := r.ReadAt(head, 0)
+	if !bytes.Contains(head[:n], []byte("%PDF-")) {
+		return nil, citebook.Errorf(citebook.EINVALID, "not a PDF file: no %%PDF header")
+	}
+	rd, err := pdf.NewReader(r, size)
+	if err != nil {
+		switch {
+		case errors.Is(err, pdf.ErrInvalidPassword) || strings.Contains(err.Error(), "encrypt") || hasEncryptDict(r, size):
+			return nil, citebook.Wrap(err, citebook.EINVALID, "PDF file is encrypted; remove the password and upload it again")
+		case strings.Contains(err.Error(), "EOF"), strings.Contains(err.Error(), "startxref"):
+			return nil, citebook.Wrap(err, citebook.EINVALID, "PDF file is truncated or corrupt")
+		}
+		return nil, citebook.Wrap(err, citebook.EINVALID, "PDF file is corrupt")
+	}
+	return &pdfExtractor{r: rd, root: rd.Trailer().Key("Root"), glyphCache: newFontCache()}, nil
+}
+
+// hasEncryptDict looks for an /Encrypt entry near the end of the file, where
+// the trailer lives, so a failure to open an encrypted file is reported as
+// encryption rather than corruption.
+func hasEncryptDict(r io.ReaderAt, size int64) bool {
+	n := min(size, 64<<10)
+	tail := make([]byte, n)
+	m, _ := r.ReadAt(tail, size-n)
+	return bytes.Contains(tail[:m], []byte("/Encrypt"))
+}
+
+// maxPDFPages bounds the pages read from one file, so a hostile page tree
+// cannot make a parse unbounded.
+const maxPDFPages = 20000
+
+// pdfExtractor holds the state of one ParsePDF call.
+type pdfExtractor struct {
+	r         *pdf.Reader
+	root      pdf.Value
+	pages     []pdf.Page
+	pageByRef map[string]int // "12 0 R" → physical page, for outline destinations
+	names     *nameNode      // the /Dests name tree, loaded as it is searched
+	// glyphCache decodes page text with the document's fonts parsed once.
+	glyphCache *fontCache
+	// badPages counts pages whose content stream could not be read whole.
+	badPages atomic.Int64
+}
+
+// glyphs is the one place page text is decoded. A page whose content stream
+// breaks part-way keeps the glyphs read before the break: one damaged page
+// should not make a whole book unreadable.
+func (x *pdfExtractor) glyphs(p pdf.Page) []pdf.Text {
+	g, err := x.glyphCache.pageGlyphs(p)
+	if err != nil {
+		x.badPages.Add(1)
+	}
+	return g
+}
+
+// loadPages walks the page tree once, recording each page and the reference
+// that names it.
+func (x *pdfExtractor) loadPages() error {
+	x.pageByRef = map[string]int{}
+	var walk func(node pdf.Value, ref string, depth int)
+	// A malformed tree may list a node twice or contain a cycle; each
+	// reference is visited once and the walk stops at the declared count.
+	limit := int(x.root.Key("Pages").Key("Count").Int64())
+	if limit <= 0 || limit > maxPDFPages {
+		limit = maxPDFPages
+	}
+	seen := map[string]bool{}
+	visits := 0
+	walk = func(node pdf.Value, ref string, depth int) {
+		visits++
+		if depth > 64 || len(x.pages) >= limit || visits > 4*limit+64 {
+			return
+		}
+		if ref != "" {
+			if seen[ref] {
+				return
+			}
+			seen[ref] = true
+		}
+		kids := node.Key("Kids")
+		if node.Key("Type").Name() == "Pages" || kids.Kind() == pdf.Array && node.Key("Type").Name() != "Page" {
+			refs := refKeys(kids)
+			for i := 0; i < kids.Len(); i++ {
+				r := ""
+				if len(refs) == kids.Len() {
+					r = refs[i]
+				}
+				walk(kids.Index(i), r, depth+1)
+			}
+			return
+		}
+		if node.Kind() != pdf.Dict {
+			return
+		}
+		x.pages = append(x.pages, pdf.Page{V: node})
+		if ref != "" {
+			x.pageByRef[ref] = len(x.pages)
+		}
+	}
+	walk(x.root.Key("Pages"), "", 0)
+	if len(x.pages) == 0 {
+		return citebook.Errorf(citebook.EINVALID, "PDF file has no pages")
+	}
+	return nil
+}
+
+// pdfPara is a paragraph of one page, before paragraphs running over a page
+// break are joined.
+type pdfPara struct {
+	page     int
+	lines    []string
+	joins    []string // separator before each line after the first
+	size     float64
+	bold     bool
+	mono     bool
+	nlines   int
+	indented bool // first line indented from the column edge
+	width    float64
+}
+
+func (p *pdfPara) text() string {
+	var sb strings.Builder
+	for i, l := range p.lines {
+		if i > 0 {
+			sb.WriteString(p.joins[i-1])
+		}
+		sb.WriteString(l)
+	}
+	return sb.String()
+}
+
+// pdfUnit is a paragraph of the document: one or more page parts.
+type pdfUnit struct {
+	parts []*pdfPara
+}
+
+func (x *pdfExtractor) parse(ctx context.Context) (*Document, error) {
+	// The outline is read while the page tree is walked and pages are laid
+	// out: all of them mostly wait on the library inflating object streams,
+	// and the reader keeps no state. Destinations are matched to pages once
+	// both are known.
+	ctx, cancel := context.WithCancel(ctx)
+	var items []pdfOutlineItem
+	var outlineErr error
+	outlineDone := make(chan struct{})
+	go func() {
+		defer close(outlineDone)
+		defer guard(citebook.FormatPDF, &outlineErr)
+		items = x.readOutline(ctx)
+	}()
+	// Even when the pages panic, the outline is stopped and waited for, so
+	// nothing reads the file after ParsePDF returns.
+	defer func() {
+		cancel()
+		<-outlineDone
+	}()
+	pageLines, err := x.loadAndLayoutPages(ctx)
+	if err != nil {
+		cancel()
+	}
+	<-outlineDone
+	if err != nil {
+		return nil, err
+	}
+	if outlineErr != nil {
+		slog.Warn("pdf outline unreadable; using headings from the text", "err", outlineErr)
+		items = nil
+	}
+	for i := range items {
+		items[i].Page = x.destPage(items[i].dest)
+	}
+	n := len(x.pages)
+	chars := 0
+	for _, lines := range pageLines {
+		for _, l := range lines {
+			chars += l.chars
+		}
+	}
+	if chars == 0 {
+		return nil, citebook.Errorf(citebook.EINVALID, "PDF file has no text layer (scanned images only); OCR is not supported")
+	}
+
+	folios := stripRunning(pageLines)
+	labels := pageLabels(x.root, n)
+	if labels == nil {
+		labels = labelsFromFolios(folios)
+	}
+
+	body := bodySize(pageLines)
+	var paras []*pdfPara
+	for i, lines := range pageLines {
+		paras = append(paras, paragraphs(lines, i+1)...)
+	}
+	units := joinPages(paras, body)
+
+	doc := &Document{
+		Format: citebook.FormatPDF,
+		Pages:  n,
+		Labels: labels,
+	}
+	doc.Title = x.title(pageLines, body)
+	for _, it := range items {
+		doc.Outline = append(doc.Outline, it.OutlineEntry)
+	}
+	var sections []Section
+	if len(items) > 0 {
+		sections = sectionsFromOutline(units, items, doc)
+	} else {
+		sections = sectionsFromHeadings(units, body, doc)
+	}
+	doc.Sections = sections
+	if len(doc.Sections) == 0 {
+		return nil, citebook.Errorf(citebook.EINVALID, "PDF file has no text layer (scanned images only); OCR is not supported")
+	}
+	doc.Language = detectLanguage(sampleText(doc), "")
+	return doc, nil
+}
+
+// loadAndLayoutPages indexes the page tree, then lays out every page.
+func (x *pdfExtractor) loadAndLayoutPages(ctx context.Context) ([][]pdfLine, error) {
+	if err := x.loadPages(); err != nil {
+		return nil, err
+	}
+	return x.layoutPages(ctx)
+}
+
+// layoutPages decodes and lays out every page, spread over the available
+// CPUs. A panic on one page becomes an invalid-input error for the file.
+func (x *pdfExtractor) layoutPages(ctx context.Context) ([][]pdfLine, error) {
+	out := make([][]pdfLine, len(x.pages))
+	workers := min(runtime.GOMAXPROCS(0), len(x.pages))
+	var next atomic.Int64
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer guard(citebook.FormatPDF, &errs[w])
+			fonts := map[string]glyphFont{}
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(x.pages) {
+					return
+				}
+				if err := checkCtx(ctx); err != nil {
+					errs[w] = err
+					return
+				}
+				out[i] = layoutPage(x.glyphs(x.pages[i]), fonts)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if n := x.badPages.Load(); n > 0 {
+		slog.Warn("pdf pages with unreadable content", "pages", n)
+	}
+	return out, nil
+}
+
+// title prefers the document information title and falls back to the
+// largest text near the top of the first page with text.
+func (x *pdfExtractor) title(pageLines [][]pdfLine, body float64) string {
+	t := strings.Join(strings.Fields(x.r.Trailer().Key("Info").Key("Title").Text()), " ")
+	l := strings.ToLower(t)
+	if t != "" && !strings.HasSuffix(l, ".dvi") && !strings.HasSuffix(l, ".doc") && !strings.HasSuffix(l, ".docx") &&
+		!strings.HasSuffix(l, ".tex") && !strings.HasPrefix(l, "microsoft word") && l != "untitled" {
+		return t
+	}
+	for _, lines := range pageLines {
+		if len(lines) == 0 {
+			continue
+		}
+		best := -1
+		for i, ln := range lines {
+			if ln.size > body*1.15 && (best < 0 || ln.size > lines[best].size+0.1) && len(ln.text) > 2 {
+				best = i
+			}
+		}
+		if best < 0 {
+			return ""
+		}
+		// A title may wrap: take the following lines of the same size.
+		parts := []string{lines[best].text}
+		for j := best + 1; j < len(lines) && math.Abs(lines[j].size-lines[best].size) < 0.1 && len(parts) < 3; j++ {
+			parts = append(parts, lines[j].text)
+		}
+		return strings.Join(strings.Fields(strings.Join(parts, " ")), " ")
+	}
+	return ""
+}
+
+// bodySize is the font size most characters are set in.
+func bodySize(pageLines [][]pdfLine) float64 {
+	count := map[float64]int{}
+	for _, lines := range pageLines {
+		for _, l := range lines {
+			count[math.Round(l.size*2)/2] += l.chars
+		}
+	}
+	best, bestN := 10.0, 0
+	for s, c := range count {
+		if c > bestN {
+			best, bestN = s, c
+		}
+	}
+	return best
+}

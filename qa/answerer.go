@@ -1,0 +1,40 @@
+package qa
+
+import (
+	"context"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/citation"
+)
+
+// Statement is one sentence of a draft answer with the citations meant to
+// support it; the type lives in citation, which verifies it.
+type Statement = citation.Statement
+
+// Claim is one citation of a statement: a chunk ID and a verbatim quote.
+type Claim = citation.Claim
+
+// ContextChunk is one chunk handed to an answerer, with what it needs to
+// present it: the book's title and the rank of the passage it belongs to.
+type ContextChunk struct {
+	Chunk     citebook.Chunk
+	BookTitle string
+	Rank      int  // 1-based rank of the passage after reranking
+	Primary   bool // retrieved itself rather than added as a neighbour
+}
+
+// Draft is an answerer's unverified answer. Nothing in it reaches a reader
+// before citation.Verify has checked every citation.
+type Draft struct {
+	Statements   []Statement
+	Model        string
+	PromptTokens int
+	OutputTokens int
+}
+
+// Answerer writes a draft answer from the context chunks alone. The LLM and
+// the extractive answerer both implement it so the pipeline and its
+// verification do not depend on which one is configured.
+type Answerer interface {
+	Answer(ctx context.Context, question string, context []ContextChunk) (Draft, error)
+}

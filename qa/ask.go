@@ -1,0 +1,152 @@
+package qa
+
+import (
+	"context"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/citation"
+)
+
+// Ask answers a question from the books pr may read. Every statement of the
+// answer carries a verified citation; when none survives verification, or
+// nothing relevant is found, the answer is a refusal. onDelta, when not
+// nil, receives the verified answer text as it is released.
+func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, onDelta func(string)) (*Answer, error) {
+	ans := &Answer{Citations: []citebook.Citation{}}
+	tr := &ans.Trace
+	sw := newStopwatch(tr)
+	fd, err := p.find(ctx, pr, req, tr, sw)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { tr.Retrieved = traceHits(fd.all) }()
+	if fd.empty() {
+		tr.NothingFound = true
+		ans.Refused = true
+		ans.Answer = p.opts.NothingMessage
+		emit(onDelta, ans.Answer)
+		return ans, nil
+	}
+
+	k := p.k(req)
+	kept, dropped := dedupe(interleave(fd.groups), p.opts.Neighbours)
+	tr.Dropped = append(tr.Dropped, dropped...)
+	if pool := p.opts.RerankPool * k; len(kept) > pool {
+		for _, c := range kept[pool:] {
+			tr.Dropped = append(tr.Dropped, Dropped{ChunkID: c.chunk.ID, Reason: "below_k"})
+		}
+		kept = kept[:pool]
+	}
+	sw.lap("dedupe")
+	passages := p.expand(ctx, kept, fd.filter)
+	sw.lap("expand")
+	passages = p.rerank(ctx, tr.Question, passages)
+	sw.lap("rerank")
+	chunks, dropped, tokens := p.assemble(passages, k, p.opts.ContextTokens)
+	tr.Dropped = append(tr.Dropped, dropped...)
+	tr.ContextTokens = tokens
+	titles, err := p.titles(ctx, chunks)
+	if err != nil {
+		return nil, err
+	}
+	inContext := make(map[string]citebook.Chunk, len(chunks))
+	tr.Context = make([]string, len(chunks))
+	for i := range chunks {
+		chunks[i].BookTitle = titles[chunks[i].Chunk.BookID]
+		inContext[chunks[i].Chunk.ID] = chunks[i].Chunk
+		tr.Context[i] = chunks[i].Chunk.ID
+	}
+	sw.lap("assemble")
+
+	draft, err := p.deps.Answerer.Answer(ctx, tr.Question, chunks)
+	if err != nil {
+		return nil, err
+	}
+	tr.Model, tr.PromptTokens, tr.OutputTokens = draft.Model, draft.PromptTokens, draft.OutputTokens
+	sw.lap("answer")
+
+	known := p.readable(ctx, draft.Statements, inContext, fd.filter)
+	res := citation.Verify(draft.Statements, inContext, func(id string) bool { return known[id] }, titles)
+	tr.Statements, tr.Unsupported = res.Total, res.Unsupported
+	tr.Rejected = res.Rejected
+	ans.Answer, ans.Refused, ans.Citations = res.Answer, res.Refused, res.Citations
+	sw.lap("verify")
+
+	if len(res.Citations) > 0 {
+		ids := make([]string, 0, len(res.Citations))
+		seen := map[string]bool{}
+		for _, c := range res.Citations {
+			if !seen[c.ChunkID] {
+				seen[c.ChunkID] = true
+				ids = append(ids, c.ChunkID)
+			}
+		}
+		if err := p.deps.Library.IncrementHits(ctx, ids); err != nil {
+			p.log.WarnContext(ctx, "cannot count citation hits", "err", err)
+		}
+	}
+	if res.Refused {
+		emit(onDelta, ans.Answer)
+	} else {
+		for i, s := range res.Statements {
+			if i > 0 {
+				s = " " + s
+			}
+			emit(onDelta, s)
+		}
+	}
+	return ans, nil
+}
+
+func emit(onDelta func(string), s string) {
+	if onDelta != nil {
+		onDelta(s)
+	}
+}
+
+// titles looks up the titles of the books in the context.
+func (p *Pipeline) titles(ctx context.Context, chunks []ContextChunk) (map[string]string, error) {
+	out := map[string]string{}
+	for _, c := range chunks {
+		id := c.Chunk.BookID
+		if _, ok := out[id]; ok {
+			continue
+		}
+		b, err := p.deps.Library.Book(ctx, id)
+		if err != nil {
+			return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot read book %s", id)
+		}
+		out[id] = b.Title
+	}
+	return out, nil
+}
+
+// readable finds which cited IDs outside the context name chunks the
+// principal may read. It only sharpens a rejection reason, and answers "no"
+// for chunks outside the filter so a rejection never confirms that another
+// tenant's or a denied chapter's chunk exists.
+func (p *Pipeline) readable(ctx context.Context, sts []Statement, inContext map[string]citebook.Chunk, f citebook.Filter) map[string]bool {
+	var ids []string
+	for _, s := range sts {
+		for _, c := range s.Citations {
+			if _, ok := inContext[c.ChunkID]; !ok && c.ChunkID != "" {
+				ids = append(ids, c.ChunkID)
+			}
+		}
+	}
+	known := map[string]bool{}
+	if len(ids) == 0 {
+		return known
+	}
+	got, err := p.deps.Vectors.Get(ctx, ids)
+	if err != nil {
+		p.log.WarnContext(ctx, "cannot look up cited chunks", "err", err)
+		return known
+	}
+	for i := range got {
+		if f.Match(&got[i]) {
+			known[got[i].ID] = true
+		}
+	}
+	return known
+}

@@ -1,0 +1,404 @@
+package qa
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/citation"
+	"github.com/citebook/citebook/index/lexical"
+	"github.com/citebook/citebook/internal/corpus"
+)
+
+// scriptPassage is one passage the pipeline put into the prompt, as a
+// scripted model reads it back.
+type scriptPassage struct {
+	ID   string
+	Text string
+}
+
+// script answers one chat request from what the prompt contained.
+type script func(passages []scriptPassage, question string) string
+
+var passageRe = regexp.MustCompile(`(?s)<passage chunk_id="([^"]*)"[^>]*>\n(.*?)\n</passage>`)
+
+// scriptedServer is an OpenAI-compatible /v1/chat/completions endpoint that
+// reads the context out of the request and replies with the script's text.
+func scriptedServer(t *testing.T, fn script) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/chat/completions" {
+			http.NotFound(w, r)
+			return
+		}
+		calls.Add(1)
+		var req struct {
+			Messages []struct {
+				Role    string          `json:"role"`
+				Content json.RawMessage `json:"content"`
+			} `json:"messages"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		var prompt strings.Builder
+		for _, m := range req.Messages {
+			var s string
+			if json.Unmarshal(m.Content, &s) != nil {
+				var parts []struct {
+					Text string `json:"text"`
+				}
+				_ = json.Unmarshal(m.Content, &parts)
+				for _, p := range parts {
+					s += p.Text
+				}
+			}
+			prompt.WriteString(s + "\n")
+		}
+		var ps []scriptPassage
+		for _, m := range passageRe.FindAllStringSubmatch(prompt.String(), -1) {
+			ps = append(ps, scriptPassage{ID: m[1], Text: m[2]})
+		}
+		question := ""
+		if i := strings.LastIndex(prompt.String(), "Question: "); i >= 0 {
+			question = strings.TrimSpace(prompt.String()[i+len("Question: "):])
+		}
+		content := fn(ps, question)
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"id": "chatcmpl-test", "object": "chat.completion", "model": "scripted",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+				"message": map[string]any{"role": "assistant", "content": content}}},
+			"usage": map[string]any{"prompt_tokens": len(prompt.String()) / 4, "completion_tokens": len(content) / 4,
+				"total_tokens": (len(prompt.String()) + len(content)) / 4},
+		})
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &calls
+}
+
+func llmAnswerer(t *testing.T, fn script) (*LLMAnswerer, *atomic.Int32) {
+	srv, calls := scriptedServer(t, fn)
+	m, err := OpenModel(ModelConfig{Provider: "openai", URL: srv.URL + "/v1", Model: "scripted", Client: srv.Client()})
+	require.NoError(t, err)
+	return NewLLMAnswerer(m, "openai/scripted"), calls
+}
+
+// reply renders statements the way a chatty model would: prose around a
+// fenced JSON block.
+func reply(sts ...Statement) string {
+	if sts == nil {
+		sts = []Statement{}
+	}
+	raw, _ := json.Marshal(map[string]any{"statements": sts})
+	return "Sure, here is the answer:\n```json\n" + string(raw) + "\n```\n"
+}
+
+// firstSentence returns the first sentence of at least 40 bytes.
+func firstSentence(text string) string {
+	for _, s := range Sentences(text) {
+		if len(s) >= 40 {
+			return s
+		}
+	}
+	return ""
+}
+
+// pdfPage is the text of one physical page as pdftotext reads it.
+func pdfPage(t *testing.T, rel string, page int) string {
+	t.Helper()
+	out, err := exec.Command("pdftotext", "-f", strconv.Itoa(page), "-l", strconv.Itoa(page), corpus.Path(t, rel), "-").Output()
+	require.NoError(t, err, "pdftotext (poppler-utils) is needed")
+	return string(out)
+}
+
+// requireOnPage checks a citation against the PDF: the beginning of the
+// quote is printed on the cited physical page, and the offsets select the
+// quote in the chunk, whose page spans put its start on that page.
+func requireOnPage(t *testing.T, lib *library, rel string, c citebook.Citation) {
+	t.Helper()
+	chunks, err := lib.vec.Get(context.Background(), []string{c.ChunkID})
+	require.NoError(t, err)
+	require.Len(t, chunks, 1)
+	ch := chunks[0]
+	require.Equal(t, c.Quote, ch.Text[c.CharStart:c.CharEnd])
+	page, printed := citebook.PageAt(ch.Pages, c.CharStart)
+	require.Equal(t, page, c.Page)
+	require.Equal(t, printed, c.PrintedPage)
+	head := fold(c.Quote)
+	head = head[:min(len(head), 40)]
+	require.Contains(t, fold(pdfPage(t, rel, c.Page)), head, "quote %q is not on physical page %d", c.Quote, c.Page)
+}
+
+func TestAskHonestModel(t *testing.T) {
+	lib := shared(t)
+	var quoted scriptPassage
+	ans, calls := llmAnswerer(t, func(ps []scriptPassage, _ string) string {
+		quoted = ps[0]
+		return reply(Statement{Text: "Objects have a mode and a length [1].",
+			Citations: []Claim{{ChunkID: ps[0].ID, Quote: firstSentence(ps[0].Text)}}})
+	})
+	p := lib.pipeline(t, ans, Options{})
+	var streamed strings.Builder
+	a, err := p.Ask(context.Background(), alice, Request{Question: "What are the intrinsic attributes mode and length of an object?"},
+		func(s string) { streamed.WriteString(s) })
+	require.NoError(t, err)
+	require.Equal(t, int32(1), calls.Load())
+	require.False(t, a.Refused, a.Answer)
+	require.Len(t, a.Citations, 1)
+	c := a.Citations[0]
+	require.Equal(t, quoted.ID, c.ChunkID)
+	require.Equal(t, 1, c.N)
+	require.Equal(t, bookR, c.BookID)
+	require.Equal(t, lib.titleRIn, c.BookTitle)
+	require.Equal(t, "Objects have a mode and a length. [1]", a.Answer)
+	require.Equal(t, a.Answer, streamed.String())
+	requireOnPage(t, lib, "books/R-intro.pdf", c)
+	if c.Page >= 7 { // body pages: printed = physical − 6 (MANIFEST.md)
+		require.Equal(t, strconv.Itoa(c.Page-6), c.PrintedPage)
+	}
+
+	tr := a.Trace
+	require.Equal(t, quoted.ID, tr.Context[0])
+	require.NotEmpty(t, tr.Retrieved)
+	require.Equal(t, "openai/scripted", tr.Model)
+	require.Positive(t, tr.PromptTokens)
+	require.Positive(t, tr.ContextTokens)
+	require.Equal(t, 1, tr.Statements)
+	require.Zero(t, tr.Unsupported)
+	require.Empty(t, tr.Rejected)
+	for _, step := range []string{"acl", "embed", "retrieve", "fuse", "threshold", "expand", "rerank", "assemble", "answer", "verify"} {
+		require.Contains(t, tr.TimingsMS, step)
+	}
+	hits, err := lib.meta.HitCounts(context.Background(), []string{c.ChunkID})
+	require.NoError(t, err)
+	require.Positive(t, hits[c.ChunkID])
+}
+
+// TestAskQuoteAfterPageBreak cites a sentence that starts on the second
+// page of a chunk spanning two pages: the citation must carry the page the
+// quote is printed on, not the chunk's first page.
+func TestAskQuoteAfterPageBreak(t *testing.T) {
+	lib := shared(t)
+	var target citebook.Chunk
+	var quote string
+	for _, c := range lib.chunks(t, bookR) {
+		if len(c.Pages) < 2 || c.Pages[1].Page < 7 {
+			continue
+		}
+		if s := firstSentence(c.Text[c.Pages[1].Offset:]); s != "" && strings.Count(c.Text, s) == 1 && c.Pages[1].Offset > 0 {
+			target, quote = c, s
+			break
+		}
+	}
+	require.NotEmpty(t, quote, "R-intro has chunks spanning a page break")
+	ans, _ := llmAnswerer(t, func(ps []scriptPassage, _ string) string {
+		for _, p := range ps {
+			if p.ID == target.ID {
+				return reply(Statement{Text: "As the book says.", Citations: []Claim{{ChunkID: p.ID, Quote: quote}}})
+			}
+		}
+		return reply()
+	})
+	p := lib.pipeline(t, ans, Options{})
+	a, err := p.Ask(context.Background(), alice, Request{Question: target.Text}, nil)
+	require.NoError(t, err)
+	require.Contains(t, a.Trace.Context, target.ID)
+	require.False(t, a.Refused, a.Answer)
+	require.Len(t, a.Citations, 1)
+	c := a.Citations[0]
+	require.Equal(t, target.Pages[1].Page, c.Page)
+	require.NotEqual(t, target.PageStart, c.Page)
+	require.Equal(t, target.Pages[1].Printed, c.PrintedPage)
+	requireOnPage(t, lib, "books/R-intro.pdf", c)
+}
+
+func TestAskLyingModel(t *testing.T) {
+	lib := shared(t)
+	foreign := lib.chunks(t, bookDTC)[3]
+	rChunks := lib.chunks(t, bookR)
+	var withheld string
+	ans, _ := llmAnswerer(t, func(ps []scriptPassage, _ string) string {
+		ids := make([]string, len(ps))
+		for i, p := range ps {
+			ids[i] = p.ID
+		}
+		for _, c := range rChunks {
+			if !slices.Contains(ids, c.ID) && len(c.Text) > 200 && !strings.Contains(c.HeadingPath[0], "Objects, their modes") {
+				withheld = c.ID
+				break
+			}
+		}
+		wq := ""
+		for _, c := range rChunks {
+			if c.ID == withheld {
+				wq = firstSentence(c.Text)
+			}
+		}
+		return reply(
+			Statement{Text: "R was designed in 1850.", Citations: []Claim{{ChunkID: "r-intro-v1-c999999", Quote: "R was designed in 1850 by a committee"}}},
+			Statement{Text: "R never changes modes.", Citations: []Claim{{ChunkID: ps[0].ID, Quote: "R never changes the mode of an object once it is created"}}},
+			Statement{Text: "A real passage it was not shown.", Citations: []Claim{{ChunkID: withheld, Quote: wq}}},
+			Statement{Text: "Another tenant's passage.", Citations: []Claim{{ChunkID: foreign.ID, Quote: firstSentence(foreign.Text)}}},
+		)
+	})
+	p := lib.pipeline(t, ans, Options{})
+	a, err := p.Ask(context.Background(), alice, Request{Question: "What are the intrinsic attributes mode and length of an object?"}, nil)
+	require.NoError(t, err)
+	require.NotEmpty(t, withheld)
+	require.True(t, a.Refused)
+	require.Equal(t, citation.RefusalMessage, a.Answer)
+	require.Empty(t, a.Citations)
+	require.Equal(t, 4, a.Trace.Statements)
+	require.Equal(t, 4, a.Trace.Unsupported)
+	reasons := map[string]string{}
+	for _, r := range a.Trace.Rejected {
+		reasons[r.ChunkID] = string(r.Reason)
+	}
+	require.Equal(t, map[string]string{
+		"r-intro-v1-c999999": "unknown_chunk",
+		a.Trace.Context[0]:   "quote_not_found",
+		withheld:             "not_in_context",
+		foreign.ID:           "unknown_chunk", // never confirm another tenant's chunk exists
+	}, reasons)
+	require.NotContains(t, allStrings(t, a), firstSentence(foreign.Text))
+}
+
+func TestAskMixedModelKeepsOnlyVerified(t *testing.T) {
+	lib := shared(t)
+	ans, _ := llmAnswerer(t, func(ps []scriptPassage, _ string) string {
+		return reply(
+			Statement{Text: "Supported.", Citations: []Claim{{ChunkID: ps[0].ID, Quote: firstSentence(ps[0].Text)}}},
+			Statement{Text: "Invented.", Citations: []Claim{{ChunkID: ps[0].ID, Quote: "this sentence appears in no book at all"}}},
+		)
+	})
+	a, err := lib.pipeline(t, ans, Options{}).Ask(context.Background(), alice,
+		Request{Question: "How do I change the length of an object?"}, nil)
+	require.NoError(t, err)
+	require.False(t, a.Refused)
+	require.Equal(t, "Supported. [1]", a.Answer)
+	require.Len(t, a.Citations, 1)
+	require.Equal(t, 1, a.Trace.Unsupported)
+	require.Equal(t, []Rejected{{ChunkID: a.Trace.Context[0], Quote: "this sentence appears in no book at all", Reason: "quote_not_found"}}, a.Trace.Rejected)
+}
+
+func TestAskOffTopicIsRefused(t *testing.T) {
+	lib := shared(t)
+	honest, calls := llmAnswerer(t, func(ps []scriptPassage, _ string) string {
+		if len(ps) == 0 {
+			return reply()
+		}
+		return reply(Statement{Text: "Dinner.", Citations: []Claim{{ChunkID: ps[0].ID, Quote: firstSentence(ps[0].Text)}}})
+	})
+	for _, tc := range []struct {
+		name string
+		a    Answerer
+	}{{"llm", honest}, {"extractive", NewExtractive(lexical.Terms)}} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := lib.pipeline(t, tc.a, Options{}).Ask(context.Background(), alice, Request{Question: "what time is dinner today?"}, nil)
+			require.NoError(t, err)
+			require.True(t, a.Refused, a.Answer)
+			require.Empty(t, a.Citations)
+			require.True(t, a.Trace.NothingFound, "dropped: %v", a.Trace.Retrieved)
+			require.Empty(t, a.Trace.Context)
+		})
+	}
+	require.Zero(t, calls.Load(), "the model is not asked when nothing is relevant")
+}
+
+func TestEmbeddingVersionMismatch(t *testing.T) {
+	lib := shared(t)
+	p := lib.pipeline(t, NewExtractive(lexical.Terms), Options{})
+	p.deps.Embedder = otherVersion{lib.emb}
+	_, err := p.Ask(context.Background(), alice, Request{Question: "What is a vector?"}, nil)
+	require.Equal(t, citebook.EINVALID, citebook.ErrorCode(err))
+	require.Contains(t, citebook.ErrorMessage(err), "re-index")
+	_, err = p.Search(context.Background(), alice, Request{Question: "What is a vector?"})
+	require.Equal(t, citebook.EINVALID, citebook.ErrorCode(err))
+}
+
+type otherVersion struct{ Embedder }
+
+func (o otherVersion) Version() citebook.EmbeddingVersion {
+	v := o.Embedder.Version()
+	v.Model += "-other"
+	return v
+}
+
+func TestExtractiveFinanceBench(t *testing.T) {
+	lib := shared(t)
+	p := lib.pipeline(t, NewExtractive(lexical.Terms), Options{})
+	// FinanceBench DEV: evidence_page_num 3 (zero-based) → physical page 4.
+	q := "What is the amount of the cash proceeds that JnJ realised from the separation of Kenvue (formerly Consumer Health business segment), as of August 30, 2023?"
+	a, err := p.Ask(context.Background(), analyst, Request{Question: q}, nil)
+	require.NoError(t, err)
+	require.False(t, a.Refused, a.Answer)
+	require.NotEmpty(t, a.Citations)
+	var found bool
+	for _, c := range a.Citations {
+		requireOnPage(t, lib, jnjFile, c)
+		require.Equal(t, bookJNJ, c.BookID)
+		if c.Page == 4 && strings.Contains(c.Quote, "Kenvue") {
+			found = true
+		}
+	}
+	require.True(t, found, "no citation of the evidence page: answer %q cites %v", a.Answer, fmt.Sprint(a.Citations))
+	require.Equal(t, ExtractiveModel, a.Trace.Model)
+}
+
+func TestSearchGroupsByQuery(t *testing.T) {
+	lib := shared(t)
+	p := lib.pipeline(t, NewExtractive(lexical.Terms), Options{})
+	res, err := p.Search(context.Background(), alice, Request{Question: "How is a list different from a vector?", K: 3})
+	require.NoError(t, err)
+	require.Len(t, res, 1)
+	require.Equal(t, "How is a list different from a vector?", res[0].Query)
+	require.NotEmpty(t, res[0].Hits)
+	require.LessOrEqual(t, len(res[0].Hits), 3)
+	for i, h := range res[0].Hits {
+		require.Equal(t, bookR, h.Chunk.BookID)
+		if i > 0 {
+			require.LessOrEqual(t, h.Score, res[0].Hits[i-1].Score)
+		}
+	}
+	_, err = p.Search(context.Background(), alice, Request{Question: "  "})
+	require.Equal(t, citebook.EINVALID, citebook.ErrorCode(err))
+}
+
+func TestExtractiveChinese(t *testing.T) {
+	lib := shared(t)
+	p := lib.pipeline(t, NewExtractive(lexical.Terms), Options{})
+	a, err := p.Ask(context.Background(), lin, Request{Question: "TeXworks 和 TeXstudio 等编辑器的编译功能是什么？"}, nil)
+	require.NoError(t, err)
+	require.False(t, a.Refused, a.Answer)
+	require.NotEmpty(t, a.Citations)
+	for _, c := range a.Citations {
+		require.Equal(t, bookZH, c.BookID)
+		requireOnPage(t, lib, zhFile, c)
+		if c.Page >= 13 { // body pages: printed = physical − 12 (MANIFEST.md)
+			require.Equal(t, strconv.Itoa(c.Page-12), c.PrintedPage)
+		}
+	}
+	require.Contains(t, a.Answer, "编译")
+	t.Logf("answer: %s", a.Answer)
+
+	// Other tenants' principals never reach the Chinese book.
+	res, err := p.Search(context.Background(), alice, Request{Question: "TeXworks 和 TeXstudio 等编辑器的编译功能是什么？"})
+	require.NoError(t, err)
+	for _, h := range res[0].Hits {
+		require.NotEqual(t, bookZH, h.Chunk.BookID)
+	}
+}

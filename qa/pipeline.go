@@ -1,0 +1,190 @@
+package qa
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/citebook/citebook"
+)
+
+// Embedder embeds queries; its Version must equal the version the library
+// was indexed with, or the vectors are not comparable.
+type Embedder interface {
+	EmbedQuery(ctx context.Context, text string) ([]float32, error)
+	Version() citebook.EmbeddingVersion
+}
+
+// VectorSearcher is the vector side of retrieval. Get lets verification
+// tell a real but withheld chunk from an invented ID.
+type VectorSearcher interface {
+	Search(ctx context.Context, vec []float32, f citebook.Filter, k int) ([]citebook.Hit, error)
+	Get(ctx context.Context, ids []string) ([]citebook.Chunk, error)
+}
+
+// LexicalSearcher is the keyword side of retrieval.
+type LexicalSearcher interface {
+	Search(ctx context.Context, query string, f citebook.Filter, k int) ([]citebook.Hit, error)
+}
+
+// Library is the metadata the pipeline reads and the hit counts it bumps.
+type Library interface {
+	Book(ctx context.Context, id string) (*citebook.Book, error)
+	EmbeddingVersion(ctx context.Context) (v citebook.EmbeddingVersion, ok bool, err error)
+	// Neighbours returns up to n chunks either side of a chunk in reading
+	// order, from the versions the chunk is visible in.
+	Neighbours(ctx context.Context, chunkID string, n int) ([]citebook.Chunk, error)
+	IncrementHits(ctx context.Context, ids []string) error
+}
+
+// Access resolves what a principal may read (acl.Resolver).
+type Access interface {
+	Filter(ctx context.Context, p citebook.Principal) (citebook.Filter, error)
+}
+
+// Planner splits a question into sub-queries.
+type Planner interface {
+	SubQueries(ctx context.Context, question string) ([]string, error)
+}
+
+// Reranker scores documents against a query, higher is better; scores[i]
+// belongs to docs[i].
+type Reranker interface {
+	Rerank(ctx context.Context, query string, docs []string) ([]float64, error)
+}
+
+// TokenCounter counts tokens the way the model does (ingest.Tokenizer).
+type TokenCounter interface {
+	Count(s string) int
+}
+
+// Deps are the collaborators of a pipeline. Embedder, Vectors, Lexical,
+// Library, Access, Answerer and Terms are required; Planner, Reranker and
+// Tokens are optional (no splitting, term-overlap reranking, an estimate).
+type Deps struct {
+	Embedder Embedder
+	Vectors  VectorSearcher
+	Lexical  LexicalSearcher
+	Library  Library
+	Access   Access
+	Answerer Answerer
+	Planner  Planner
+	Reranker Reranker
+	Tokens   TokenCounter
+	// Terms segments text into search terms the way the lexical index does
+	// (lexical.Terms), for thresholding, reranking and extraction.
+	Terms  func(string) []string
+	Logger *slog.Logger
+}
+
+// Options tune retrieval; zero values take the defaults below.
+type Options struct {
+	K              int     // chunks (passages) in the context; default 5
+	MaxK           int     // upper bound on Request.K; default 20
+	OverFetch      int     // each retriever returns OverFetch×K candidates; default 4
+	RRFK           float64 // reciprocal rank fusion constant; default 60
+	MinScore       float64 // vector cosine below which a chunk is dropped; default 0.2
+	StrongScore    float64 // vector cosine that keeps a chunk without shared terms; default 0.45
+	LexicalRank    int     // a chunk this high in the lexical ranking may survive a low cosine; default 3
+	LexicalCover   float64 // ... if it contains this share of the query's terms; default 0.6
+	Neighbours     int     // paragraphs added either side of a retrieved chunk; default 1
+	ContextTokens  int     // token budget of the context; default 3000
+	RerankPool     int     // passages reranked, as a multiple of K; default 3
+	SplitQueries   int     // most sub-queries asked of the planner; default 5
+	NothingMessage string  // the answer when nothing relevant is found
+}
+
+// DefaultNothingMessage is the answer when retrieval finds nothing relevant.
+const DefaultNothingMessage = "Nothing in the books you can read is relevant to this question."
+
+func (o Options) withDefaults() Options {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&o.K, 5)
+	def(&o.MaxK, 20)
+	def(&o.OverFetch, 4)
+	def(&o.LexicalRank, 3)
+	def(&o.Neighbours, 1)
+	def(&o.ContextTokens, 3000)
+	def(&o.RerankPool, 3)
+	def(&o.SplitQueries, 5)
+	if o.RRFK <= 0 {
+		o.RRFK = 60
+	}
+	if o.MinScore <= 0 {
+		o.MinScore = 0.2
+	}
+	if o.StrongScore <= 0 {
+		o.StrongScore = 0.45
+	}
+	if o.LexicalCover <= 0 {
+		o.LexicalCover = 0.6
+	}
+	if o.NothingMessage == "" {
+		o.NothingMessage = DefaultNothingMessage
+	}
+	return o
+}
+
+// Pipeline answers questions; it is safe for concurrent use.
+type Pipeline struct {
+	deps Deps
+	opts Options
+	log  *slog.Logger
+}
+
+// NewPipeline checks the required dependencies and applies defaults.
+func NewPipeline(deps Deps, opts Options) (*Pipeline, error) {
+	switch {
+	case deps.Embedder == nil, deps.Vectors == nil, deps.Lexical == nil, deps.Library == nil,
+		deps.Access == nil, deps.Answerer == nil, deps.Terms == nil:
+		return nil, citebook.Errorf(citebook.EINTERNAL, "qa pipeline is missing a dependency")
+	}
+	log := deps.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	if deps.Reranker == nil {
+		deps.Reranker = NewOverlapReranker(deps.Terms)
+	}
+	if deps.Tokens == nil {
+		deps.Tokens = estimateTokens{}
+	}
+	return &Pipeline{deps: deps, opts: opts.withDefaults(), log: log}, nil
+}
+
+// stopwatch records step timings into a trace.
+type stopwatch struct {
+	tr   *Trace
+	last time.Time
+}
+
+func newStopwatch(tr *Trace) *stopwatch {
+	tr.TimingsMS = map[string]float64{}
+	return &stopwatch{tr: tr, last: time.Now()}
+}
+
+// lap adds the time since the previous lap to step.
+func (s *stopwatch) lap(step string) {
+	now := time.Now()
+	s.tr.TimingsMS[step] += float64(now.Sub(s.last).Microseconds()) / 1000
+	s.last = now
+}
+
+func (p *Pipeline) k(req Request) int {
+	k := req.K
+	if k <= 0 {
+		k = p.opts.K
+	}
+	return min(k, p.opts.MaxK)
+}
+
+func (p *Pipeline) minScore(req Request) float64 {
+	if req.MinScore > 0 {
+		return req.MinScore
+	}
+	return p.opts.MinScore
+}

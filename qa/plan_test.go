@@ -1,0 +1,60 @@
+package qa
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/citebook/citebook/index/lexical"
+)
+
+func TestSplitIntoSubQueries(t *testing.T) {
+	lib := shared(t)
+	replies := map[string]string{
+		"ok":      "```json\n{\"queries\":[\"How do I change the length of an object?\",\"What is a list in R?\", \"how do i change the length of an object and what is a list?\"]}\n```",
+		"garbage": "I would search for lists.",
+	}
+	for name, content := range replies {
+		t.Run(name, func(t *testing.T) {
+			srv, calls := scriptedServer(t, func([]scriptPassage, string) string { return content })
+			m, err := OpenModel(ModelConfig{Provider: "openai", URL: srv.URL + "/v1", Model: "scripted", Client: srv.Client()})
+			require.NoError(t, err)
+			p := lib.pipeline(t, NewExtractive(lexical.Terms), Options{})
+			p.deps.Planner = NewLLMPlanner(m)
+			q := "How do I change the length of an object and what is a list?"
+
+			res, err := p.Search(context.Background(), alice, Request{Question: q, Split: true, K: 4})
+			require.NoError(t, err)
+			if name == "garbage" {
+				// A planner that fails costs the split, not the search.
+				require.Len(t, res, 1)
+				require.Equal(t, q, res[0].Query)
+				return
+			}
+			// The original question comes first; a sub-query repeating it
+			// (up to case) is dropped.
+			require.Equal(t, []string{q, "How do I change the length of an object?", "What is a list in R?"},
+				[]string{res[0].Query, res[1].Query, res[2].Query})
+			require.Len(t, res, 3)
+			for _, r := range res {
+				require.NotEmpty(t, r.Hits, r.Query)
+			}
+
+			a, err := p.Ask(context.Background(), alice, Request{Question: q, Split: true}, nil)
+			require.NoError(t, err)
+			require.Len(t, a.Trace.SubQueries, 3)
+			queries := map[int]bool{}
+			for _, h := range a.Trace.Retrieved {
+				queries[h.Query] = true
+			}
+			require.Equal(t, map[int]bool{0: true, 1: true, 2: true}, queries)
+			require.False(t, a.Refused, a.Answer)
+			require.Equal(t, int32(2), calls.Load(), "one planning call per request")
+
+			a, err = p.Ask(context.Background(), alice, Request{Question: q}, nil)
+			require.NoError(t, err)
+			require.Equal(t, []string{q}, a.Trace.SubQueries, "no split unless asked")
+		})
+	}
+}

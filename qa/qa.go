@@ -1,0 +1,82 @@
+// Package qa answers a principal's question from the books it may read:
+// sub-queries, retrieval inside the ACL filter, hybrid fusion, thresholding,
+// parent expansion, reranking within a token budget, an answerer, and
+// citation verification. It knows nothing of HTTP.
+package qa
+
+import (
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/citation"
+)
+
+// Request is one question. BookIDs narrows the search to some books the
+// principal may read; empty means all of them.
+type Request struct {
+	Question string   `json:"question"`
+	BookIDs  []string `json:"book_ids,omitempty"`
+	K        int      `json:"k,omitempty"`         // chunks in the context; 0 means the pipeline default
+	Split    bool     `json:"split,omitempty"`     // ask the model for 1–5 sub-queries (needs a model)
+	MinScore float64  `json:"min_score,omitempty"` // 0 means the pipeline default threshold
+}
+
+// Answer is what a reader gets: text whose [n] markers refer to Citations, or
+// a refusal when nothing in the books could be verified.
+type Answer struct {
+	Answer    string              `json:"answer"`
+	Refused   bool                `json:"refused"`
+	Citations []citebook.Citation `json:"citations"`
+	Trace     Trace               `json:"trace"`
+}
+
+// SearchResult is retrieval for one sub-query, kept apart so tools calling
+// retrieval see which query found what.
+type SearchResult struct {
+	Query string         `json:"query"`
+	Hits  []citebook.Hit `json:"hits"`
+}
+
+// Trace explains an answer to an operator or an evaluator: what was searched,
+// found, dropped, given to the model, and which citations were rejected.
+// It never holds text the principal may not read.
+type Trace struct {
+	Question      string             `json:"question"`
+	SubQueries    []string           `json:"sub_queries"`
+	Retrieved     []TraceHit         `json:"retrieved"`
+	Dropped       []Dropped          `json:"dropped,omitempty"`
+	Context       []string           `json:"context"` // chunk IDs given to the answerer, in order
+	ContextTokens int                `json:"context_tokens"`
+	Model         string             `json:"model"`
+	PromptTokens  int                `json:"prompt_tokens,omitempty"`
+	OutputTokens  int                `json:"output_tokens,omitempty"`
+	TimingsMS     map[string]float64 `json:"timings_ms"`
+	Rejected      []Rejected         `json:"rejected,omitempty"`
+	Statements    int                `json:"statements"`  // statements the answerer made
+	Unsupported   int                `json:"unsupported"` // statements dropped for lack of a verified citation
+	NothingFound  bool               `json:"nothing_relevant,omitempty"`
+}
+
+// TraceHit is one retrieved chunk with the scores that ranked it.
+type TraceHit struct {
+	ChunkID     string  `json:"chunk_id"`
+	BookID      string  `json:"book_id"`
+	ParentID    string  `json:"parent_id"`
+	Page        int     `json:"page,omitempty"`
+	Query       int     `json:"query"` // index into SubQueries
+	VectorScore float64 `json:"vector_score"`
+	VectorRank  int     `json:"vector_rank,omitempty"` // 1-based; 0 when not found by vectors
+	LexRank     int     `json:"lexical_rank,omitempty"`
+	Fused       float64 `json:"fused"`
+	Rerank      float64 `json:"rerank,omitempty"`
+}
+
+// Dropped records a retrieved chunk that did not reach the context, and why
+// (below_threshold, duplicate_passage, below_k, over_budget).
+type Dropped struct {
+	ChunkID string `json:"chunk_id"`
+	Reason  string `json:"reason"`
+}
+
+// Rejected is a citation the answerer produced that failed verification
+// (unknown_chunk, not_in_context, quote_not_found, quote_too_short); the
+// type lives in citation, which decides it.
+type Rejected = citation.Rejection

@@ -1,0 +1,137 @@
+package qa
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/citebook/citebook"
+)
+
+// rerank orders passages by the reranker's score against the question,
+// keeping the fused order among equals. A failing reranker degrades to the
+// fused order instead of failing the answer.
+func (p *Pipeline) rerank(ctx context.Context, question string, ps []*passage) []*passage {
+	if len(ps) < 2 {
+		return ps
+	}
+	docs := make([]string, len(ps))
+	for i, x := range ps {
+		docs[i] = x.text()
+	}
+	scores, err := p.deps.Reranker.Rerank(ctx, question, docs)
+	if err != nil || len(scores) != len(ps) {
+		p.log.WarnContext(ctx, "rerank failed; keeping the fused order", "err", err, "scores", len(scores), "docs", len(ps))
+		return ps
+	}
+	for i, x := range ps {
+		x.primary.rerank = scores[i]
+	}
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].primary.rerank > ps[j].primary.rerank })
+	return ps
+}
+
+// OverlapReranker scores a document by the share of the query's content
+// terms it contains: the reranker that needs no model, and a good one for
+// the exact names, numbers and identifiers books are queried for.
+type OverlapReranker struct {
+	terms func(string) []string
+}
+
+// NewOverlapReranker segments with terms (lexical.Terms).
+func NewOverlapReranker(terms func(string) []string) *OverlapReranker {
+	return &OverlapReranker{terms: terms}
+}
+
+// Rerank returns each document's term coverage in [0, 1], scaled down for
+// dot-leader lists (tables of contents, indexes) that name every topic
+// without explaining any.
+func (r *OverlapReranker) Rerank(_ context.Context, query string, docs []string) ([]float64, error) {
+	q := contentTerms(r.terms(query))
+	out := make([]float64, len(docs))
+	for i, d := range docs {
+		out[i] = coverage(q, termSet(r.terms(d))) * min(1, max(0, 1.2-2*leaderShare(d)))
+	}
+	return out, nil
+}
+
+// HTTPReranker calls a cross-encoder behind the rerank API that Jina, vLLM
+// and TEI's OpenAI-compatible routes serve: POST {model, query, documents}
+// → {results: [{index, relevance_score}]}.
+type HTTPReranker struct {
+	url, model, key string
+	client          *http.Client
+}
+
+// NewHTTPReranker posts to url (the full endpoint, e.g.
+// http://host:8000/v1/rerank) with an optional bearer key.
+func NewHTTPReranker(url, model, key string, client *http.Client) *HTTPReranker {
+	if client == nil {
+		client = http.DefaultClient
+	}
+	return &HTTPReranker{url: url, model: model, key: key, client: client}
+}
+
+type rerankRequest struct {
+	Model     string   `json:"model,omitempty"`
+	Query     string   `json:"query"`
+	Documents []string `json:"documents"`
+}
+
+type rerankResponse struct {
+	Results []struct {
+		Index          int     `json:"index"`
+		RelevanceScore float64 `json:"relevance_score"`
+	} `json:"results"`
+}
+
+// Rerank returns one relevance score per document.
+func (r *HTTPReranker) Rerank(ctx context.Context, query string, docs []string) ([]float64, error) {
+	body, err := json.Marshal(rerankRequest{Model: r.model, Query: query, Documents: docs})
+	if err != nil {
+		return nil, citebook.Wrap(err, citebook.EINTERNAL, "encode rerank request")
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, citebook.Wrap(err, citebook.EINVALID, "bad rerank URL %q", r.url)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if r.key != "" {
+		req.Header.Set("Authorization", "Bearer "+r.key)
+	}
+	resp, err := r.client.Do(req)
+	if err != nil {
+		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "reranker unreachable")
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if err != nil {
+		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "read rerank response")
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, citebook.Wrap(fmt.Errorf("status %d: %s", resp.StatusCode, strings.TrimSpace(string(raw[:min(len(raw), 300)]))),
+			citebook.EUNAVAILABLE, "reranker failed")
+	}
+	var rr rerankResponse
+	if err := json.Unmarshal(raw, &rr); err != nil {
+		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "reranker returned malformed JSON")
+	}
+	scores := make([]float64, len(docs))
+	seen := make([]bool, len(docs))
+	for _, x := range rr.Results {
+		if x.Index < 0 || x.Index >= len(docs) || seen[x.Index] {
+			return nil, citebook.Errorf(citebook.EUNAVAILABLE, "reranker returned index %d for %d documents", x.Index, len(docs))
+		}
+		seen[x.Index] = true
+		scores[x.Index] = x.RelevanceScore
+	}
+	if len(rr.Results) != len(docs) {
+		return nil, citebook.Errorf(citebook.EUNAVAILABLE, "reranker scored %d of %d documents", len(rr.Results), len(docs))
+	}
+	return scores, nil
+}

@@ -1,0 +1,34 @@
+package qa
+
+import (
+	"context"
+
+	"github.com/citebook/citebook"
+)
+
+// retrieve runs one query against both retrievers inside the filter. Each
+// over-fetches so fusion and thresholding have room to work before the cut
+// to k.
+func (p *Pipeline) retrieve(ctx context.Context, query string, vec []float32, f citebook.Filter, n int) (vec_, lex []citebook.Hit, err error) {
+	vec_, err = p.deps.Vectors.Search(ctx, vec, f, n)
+	if err != nil {
+		return nil, nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "vector search failed")
+	}
+	lex, err = p.deps.Lexical.Search(ctx, query, f, n)
+	if err != nil {
+		return nil, nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "keyword search failed")
+	}
+	// Stores apply the filter inside the search; checking again here costs
+	// nothing and keeps a misbehaving store from leaking a chunk.
+	return keepMatching(vec_, &f), keepMatching(lex, &f), nil
+}
+
+func keepMatching(hits []citebook.Hit, f *citebook.Filter) []citebook.Hit {
+	out := hits[:0:0]
+	for _, h := range hits {
+		if f.Match(&h.Chunk) {
+			out = append(out, h)
+		}
+	}
+	return out
+}

@@ -1,0 +1,127 @@
+package qa
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/acl"
+)
+
+// MaxQuestion bounds a question's length; longer input is a document, not a
+// question, and would only dilute retrieval.
+const MaxQuestion = 4000
+
+// found is retrieval's outcome: the filter it ran under, the queries, every
+// candidate fused (for the trace) and the survivors of the threshold per
+// query, best first.
+type found struct {
+	filter  citebook.Filter
+	queries []string
+	all     []*candidate
+	groups  [][]*candidate
+}
+
+// find runs the retrieval steps shared by Search and Ask: access filter,
+// query planning, embedding, hybrid retrieval, fusion and thresholding.
+func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request, tr *Trace, sw *stopwatch) (*found, error) {
+	q := strings.TrimSpace(req.Question)
+	if q == "" {
+		return nil, citebook.Errorf(citebook.EINVALID, "the question is empty")
+	}
+	if utf8.RuneCountInString(q) > MaxQuestion {
+		return nil, citebook.Errorf(citebook.ETOOLARGE, "the question is longer than %d characters", MaxQuestion)
+	}
+	req.Question = q
+	tr.Question = q
+	f, err := p.deps.Access.Filter(ctx, pr)
+	if err != nil {
+		return nil, err
+	}
+	f = acl.Narrow(f, req.BookIDs)
+	sw.lap("acl")
+	if err := p.checkEmbedding(ctx); err != nil {
+		return nil, err
+	}
+	fd := &found{filter: f}
+	fd.queries = p.queries(ctx, req)
+	tr.SubQueries = fd.queries
+	sw.lap("plan")
+	if len(f.Books) == 0 {
+		fd.groups = make([][]*candidate, len(fd.queries))
+		return fd, nil
+	}
+	vecs, err := p.embed(ctx, fd.queries)
+	if err != nil {
+		return nil, err
+	}
+	sw.lap("embed")
+	n := p.opts.OverFetch * p.k(req)
+	min := p.minScore(req)
+	for i, query := range fd.queries {
+		vh, lh, err := p.retrieve(ctx, query, vecs[i], f, n)
+		if err != nil {
+			return nil, err
+		}
+		sw.lap("retrieve")
+		cands := fuse(i, vh, lh, p.opts.RRFK)
+		fd.all = append(fd.all, cands...)
+		sw.lap("fuse")
+		kept, dropped := p.threshold(query, cands, min)
+		for _, c := range dropped {
+			tr.Dropped = append(tr.Dropped, Dropped{ChunkID: c.chunk.ID, Reason: "below_threshold"})
+		}
+		fd.groups = append(fd.groups, kept)
+		sw.lap("threshold")
+	}
+	return fd, nil
+}
+
+// empty reports whether no query kept anything.
+func (fd *found) empty() bool {
+	for _, g := range fd.groups {
+		if len(g) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// traceHits lists every fused candidate with its scores; IDs and numbers
+// only, so the trace carries no text.
+func traceHits(all []*candidate) []TraceHit {
+	out := make([]TraceHit, 0, len(all))
+	for _, c := range all {
+		out = append(out, TraceHit{
+			ChunkID: c.chunk.ID, BookID: c.chunk.BookID, ParentID: c.chunk.ParentID, Page: c.chunk.PageStart,
+			Query: c.query, VectorScore: c.vecScore, VectorRank: c.vecRank, LexRank: c.lexRank,
+			Fused: c.fused, Rerank: c.rerank,
+		})
+	}
+	return out
+}
+
+// Search is retrieval without answering, for callers that bring their own
+// model ("retrieval as a tool"): per query, the chunks that passed the
+// threshold, best first, at most k, scored by fused rank.
+func (p *Pipeline) Search(ctx context.Context, pr citebook.Principal, req Request) ([]SearchResult, error) {
+	var tr Trace
+	sw := newStopwatch(&tr)
+	fd, err := p.find(ctx, pr, req, &tr, sw)
+	if err != nil {
+		return nil, err
+	}
+	k := p.k(req)
+	out := make([]SearchResult, len(fd.queries))
+	for i, q := range fd.queries {
+		out[i] = SearchResult{Query: q, Hits: []citebook.Hit{}}
+		for _, c := range fd.groups[i] {
+			if len(out[i].Hits) == k {
+				break
+			}
+			out[i].Hits = append(out[i].Hits, citebook.Hit{Chunk: c.chunk, Score: c.fused})
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,71 @@
+package qa
+
+// threshold drops candidates too far from the query. A chunk survives when
+//   - its cosine reaches StrongScore (the vectors alone are convincing), or
+//   - its cosine reaches the minimum and it shares enough of the query's
+//     content terms (see needTerms): a lexical embedder scores a chunk that
+//     merely shares "what" and "is" with the question well above zero, so
+//     cosine alone cannot tell "what time is dinner today?" from a real
+//     question, or
+//   - the keyword side ranked it near the top and it holds most of the
+//     query's terms (exact names and numbers that embeddings blur).
+//
+// The strong bar never sits less than strongMargin above the minimum, so
+// raising the minimum for a model whose cosines crowd together (e5 scores an
+// off-topic question 0.74 against any filing) raises both bars.
+//
+// It returns what survives and what was dropped.
+func (p *Pipeline) threshold(query string, cands []*candidate, min float64) (kept, dropped []*candidate) {
+	strong := max(p.opts.StrongScore, min+strongMargin)
+	qterms := contentTerms(p.deps.Terms(query))
+	need := needTerms(len(qterms))
+	for _, c := range cands {
+		var have map[string]bool
+		terms := func() map[string]bool {
+			if have == nil {
+				have = termSet(p.deps.Terms(c.chunk.Text))
+			}
+			return have
+		}
+		switch {
+		case c.vecRank > 0 && c.vecScore >= strong:
+			kept = append(kept, c)
+		case c.vecRank > 0 && c.vecScore >= min && matched(qterms, terms()) >= need:
+			kept = append(kept, c)
+		case c.lexRank > 0 && c.lexRank <= p.opts.LexicalRank && coverage(qterms, terms()) >= p.opts.LexicalCover:
+			kept = append(kept, c)
+		default:
+			dropped = append(dropped, c)
+		}
+	}
+	return kept, dropped
+}
+
+// strongMargin is the default gap between the minimum and the strong bar.
+const strongMargin = 0.25
+
+// needTerms is how many of n query content terms a chunk must contain to
+// pass on a moderate cosine: two (or all, when fewer), and a quarter of a
+// long question's terms.
+func needTerms(n int) int {
+	return min(n, max(2, (n+3)/4))
+}
+
+// matched counts the query terms found in a text's terms.
+func matched(query []string, text map[string]bool) int {
+	n := 0
+	for _, q := range query {
+		if text[q] {
+			n++
+		}
+	}
+	return n
+}
+
+// coverage is the share of the query terms found in a text's terms.
+func coverage(query []string, text map[string]bool) float64 {
+	if len(query) == 0 {
+		return 0
+	}
+	return float64(matched(query, text)) / float64(len(query))
+}

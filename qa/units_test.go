@@ -1,0 +1,267 @@
+package qa
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/index/lexical"
+)
+
+func TestParseStatements(t *testing.T) {
+	want := []Statement{{Text: "R is a language.", Citations: []Claim{{ChunkID: "c1", Quote: "R is an integrated suite"}}}}
+	tests := []struct {
+		name  string
+		reply string
+		want  []Statement
+		ok    bool
+	}{
+		{"bare", `{"statements":[{"text":"R is a language.","citations":[{"chunk_id":"c1","quote":"R is an integrated suite"}]}]}`, want, true},
+		{"fenced with prose", "Here you go:\n```json\n{\"statements\":[{\"text\":\"R is a language.\",\"citations\":[{\"chunk_id\":\"c1\",\"quote\":\"R is an integrated suite\"}]}]}\n```\nHope it helps {sic}.", want, true},
+		{"leading prose with braces", `Note {draft}: {"statements":[{"text":"R is a language.","citations":[{"id":" c1 ","quote":"R is an integrated suite"}]}]} done`, want, true},
+		{"reasoning block first", `<think>maybe {"statements":[]} is right</think>{"statements":[{"text":"R is a language.","citations":[{"chunk":"c1","quote":"R is an integrated suite"}]}]}`, want, true},
+		{"bare array", `[{"text":"R is a language.","citations":[{"chunk_id":"c1","quote":"R is an integrated suite"}]}]`, want, true},
+		{"explicitly nothing", `{"statements":[]}`, []Statement{}, true},
+		{"null statements", `{"statements":null}`, []Statement{}, true},
+		{"prose only", `I cannot answer that from the passages.`, nil, false},
+		{"other JSON", `{"answer":"R is a language"}`, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseStatements(tt.reply)
+			require.Equal(t, tt.ok, err == nil, "%v", err)
+			if tt.ok {
+				require.Equal(t, tt.want, got)
+			}
+		})
+	}
+}
+
+func TestSentences(t *testing.T) {
+	tests := []struct {
+		name string
+		text string
+		want []string
+	}{
+		{"latin", "R is a language. It has vectors!  Does it? Yes (mostly.) End", []string{"R is a language.", "It has vectors!", "Does it?", "Yes (mostly.)", "End"}},
+		{"decimals and identifiers stay whole", "Use as.integer(x) on 3.14 values. Done.", []string{"Use as.integer(x) on 3.14 values.", "Done."}},
+		{"chinese", "这是第一句。这是“第二句。”第三句！还有吗？", []string{"这是第一句。", "这是“第二句。”", "第三句！", "还有吗？"}},
+		{"blank line", "Heading Line\n\nBody text. More", []string{"Heading Line", "Body text.", "More"}},
+		{"blank line inside a sentence", "growth of\n\n12.5% at the mid-point • Company secured 9.5%\n\nof equity • Next", []string{"growth of\n\n12.5% at the mid-point", "Company secured 9.5%\n\nof equity", "Next"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, tt.want, Sentences(tt.text))
+		})
+	}
+}
+
+func TestFuse(t *testing.T) {
+	hit := func(id string, s float64) citebook.Hit { return citebook.Hit{Chunk: citebook.Chunk{ID: id}, Score: s} }
+	vec := []citebook.Hit{hit("a", 0.9), hit("b", 0.8), hit("c", 0.7)}
+	lex := []citebook.Hit{hit("c", 12), hit("d", 10)}
+	got := fuse(0, vec, lex, 60)
+	ids := []string{}
+	for _, c := range got {
+		ids = append(ids, c.chunk.ID)
+	}
+	// c is third by vector and first by keyword: 1/63+1/61 beats 1/61 (a).
+	require.Equal(t, []string{"c", "a", "b", "d"}, ids)
+	require.InDelta(t, 1.0/63+1.0/61, got[0].fused, 1e-12)
+	require.Equal(t, 3, got[0].vecRank)
+	require.Equal(t, 1, got[0].lexRank)
+	require.Equal(t, 0, got[3].vecRank)
+	require.Equal(t, 0.0, got[3].vecScore)
+}
+
+func TestDedupeDropsOverlappingPassages(t *testing.T) {
+	c := func(id, parent string, ord int) *candidate {
+		return &candidate{chunk: citebook.Chunk{ID: id, ParentID: parent, Ordinal: ord}}
+	}
+	kept, dropped := dedupe(interleave([][]*candidate{
+		{c("a10", "A", 10), c("a11", "A", 11), c("b1", "B", 1), c("a12", "A", 12)},
+		{c("a11", "A", 11), c("c1", "C", 1), c("a9", "B", 9)},
+	}), 1)
+	var ids []string
+	for _, k := range kept {
+		ids = append(ids, k.chunk.ID)
+	}
+	// a11 is a neighbour of a10 in the same parent; a12 is not; a9 is in
+	// another parent.
+	require.Equal(t, []string{"a10", "c1", "b1", "a9", "a12"}, ids)
+	require.Equal(t, []Dropped{{ChunkID: "a11", Reason: "duplicate_passage"}}, dropped)
+}
+
+func TestOverlapReranker(t *testing.T) {
+	r := NewOverlapReranker(lexical.Terms)
+	got, err := r.Rerank(context.Background(), "What is the mode of a vector?", []string{
+		"Vectors must have their values all of the same mode.",
+		"The function attributes(object) returns a list.",
+		"向量的模式",
+		"2.1 Vectors and assignment . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . 8\n" +
+			"2.2 Vector arithmetic . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . 9\n" +
+			"3.1 Intrinsic attributes: mode and length . . . . . . . . . . . . . . . . . . . . . . 14",
+	})
+	require.NoError(t, err)
+	require.InDelta(t, 1.0, got[0], 1e-9)
+	require.Equal(t, 0.0, got[1])
+	require.Equal(t, 0.0, got[2])
+	require.Less(t, got[3], 0.5, "a table of contents names every topic but explains none")
+}
+
+func TestHTTPReranker(t *testing.T) {
+	var seen rerankRequest
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		require.Equal(t, "Bearer k", r.Header.Get("Authorization"))
+		require.NoError(t, json.NewDecoder(r.Body).Decode(&seen))
+		if len(seen.Documents) == 3 {
+			w.WriteHeader(http.StatusBadGateway)
+			return
+		}
+		_, _ = w.Write([]byte(`{"results":[{"index":1,"relevance_score":0.9},{"index":0,"relevance_score":0.1}]}`))
+	}))
+	defer srv.Close()
+	r := NewHTTPReranker(srv.URL+"/v1/rerank", "bge-reranker", "k", srv.Client())
+	got, err := r.Rerank(context.Background(), "q", []string{"x", "y"})
+	require.NoError(t, err)
+	require.Equal(t, []float64{0.1, 0.9}, got)
+	require.Equal(t, rerankRequest{Model: "bge-reranker", Query: "q", Documents: []string{"x", "y"}}, seen)
+	_, err = r.Rerank(context.Background(), "q", []string{"x", "y", "z"})
+	require.Equal(t, citebook.EUNAVAILABLE, citebook.ErrorCode(err))
+}
+
+func TestEstimateTokens(t *testing.T) {
+	require.Equal(t, 0, estimateTokens{}.Count(""))
+	require.Equal(t, 4, estimateTokens{}.Count("one two three"))
+	require.Equal(t, 5, estimateTokens{}.Count("第一次使用"))
+}
+
+func TestExtractiveSkipsCodeAndLeaders(t *testing.T) {
+	e := NewExtractive(lexical.Terms)
+	chunk := func(id, text string, rank int) ContextChunk {
+		return ContextChunk{Chunk: citebook.Chunk{ID: id, Text: text}, Rank: rank}
+	}
+	d, err := e.Answer(context.Background(), "How are lists concatenated with c()?", []ContextChunk{
+		chunk("toc", "6.2.1 Concatenating lists . . . . . . . . . . . . . . 30", 1),
+		chunk("code", "> list.ABC <- c(list.A, list.B, list.C)", 1),
+		chunk("prose", "When the concatenation function c() is given list arguments, the result is an object of mode list also.", 2),
+		chunk("other", "Vectors must have their values all of the same mode.", 3),
+	})
+	require.NoError(t, err)
+	require.Len(t, d.Statements, 1)
+	require.Equal(t, "prose", d.Statements[0].Citations[0].ChunkID)
+	require.Equal(t, ExtractiveModel, d.Model)
+
+	d, err = e.Answer(context.Background(), "what time is dinner today?", []ContextChunk{
+		chunk("prose", "Time series are handled by the ts class, as we shall see.", 1),
+		chunk("other", "Vectors must have their values all of the same mode.", 2),
+	})
+	require.NoError(t, err)
+	require.Empty(t, d.Statements, "one shared term is no answer")
+}
+
+func TestThreshold(t *testing.T) {
+	p := &Pipeline{deps: Deps{Terms: lexical.Terms}, opts: Options{}.withDefaults()}
+	c := func(id, text string, cos float64, vr, lr int) *candidate {
+		return &candidate{chunk: citebook.Chunk{ID: id, Text: text}, vecScore: cos, vecRank: vr, lexRank: lr}
+	}
+	tests := []struct {
+		name  string
+		query string
+		cand  *candidate
+		keep  bool
+	}{
+		{"moderate cosine and two shared terms", "How do I change the length of an object?", c("a", "To change the length of a vector, assign to it", 0.3, 1, 0), true},
+		{"moderate cosine, one shared term", "How do I change the length of an object?", c("b", "The length of time", 0.3, 1, 0), false},
+		{"stopwords do not count", "what time is dinner today?", c("c", "What is the time series class?", 0.26, 1, 1), false},
+		{"strong cosine alone", "How do I change the length of an object?", c("d", "Resizing vectors", 0.5, 1, 0), true},
+		{"below the minimum", "How do I change the length of an object?", c("e", "change the length of an object", 0.1, 1, 0), false},
+		{"top keyword hit holding most terms", "as.integer digits coercion", c("f", "> d <- as.integer(digits) coercion", 0, 0, 2), true},
+		{"low keyword hit", "as.integer digits coercion", c("g", "> d <- as.integer(digits) coercion", 0, 0, 9), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			kept, dropped := p.threshold(tt.query, []*candidate{tt.cand}, 0.2)
+			require.Equal(t, tt.keep, len(kept) == 1)
+			require.Equal(t, !tt.keep, len(dropped) == 1)
+		})
+	}
+	// A raised minimum raises the strong bar with it: at 0.8 (an e5-like
+	// model) a 0.76 off-topic cosine is dropped, and 0.9 no longer passes on
+	// cosine alone (the strong bar is now 1.05) but needs shared terms.
+	offTopic := c("h", "Revenue of the Consumer Health segment", 0.76, 1, 0)
+	kept, _ := p.threshold("Who won the 2018 World Cup final?", []*candidate{offTopic}, 0.8)
+	require.Empty(t, kept)
+	close := c("i", "Revenue of the Consumer Health segment", 0.9, 1, 0)
+	kept, _ = p.threshold("Who won the 2018 World Cup final?", []*candidate{close}, 0.8)
+	require.Empty(t, kept, "above the minimum but sharing no terms")
+	kept, _ = p.threshold("What was Consumer Health revenue?", []*candidate{close}, 0.8)
+	require.Len(t, kept, 1, "above the minimum and sharing terms")
+	require.Equal(t, []int{0, 1, 2, 2, 2, 2, 2, 2, 2, 3, 4}, []int{needTerms(0), needTerms(1), needTerms(2), needTerms(3),
+		needTerms(4), needTerms(5), needTerms(6), needTerms(7), needTerms(8), needTerms(9), needTerms(15)})
+}
+
+func TestPipelineUsesHTTPReranker(t *testing.T) {
+	lib := shared(t)
+	var docs []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req rerankRequest
+		require.NoError(t, json.NewDecoder(r.Body).Decode(&req))
+		docs = req.Documents
+		// Score by length: the longest passage must lead the context.
+		type result struct {
+			Index int     `json:"index"`
+			Score float64 `json:"relevance_score"`
+		}
+		var out []result
+		for i, d := range req.Documents {
+			out = append(out, result{i, float64(len(d))})
+		}
+		require.NoError(t, json.NewEncoder(w).Encode(map[string]any{"results": out}))
+	}))
+	defer srv.Close()
+	p := lib.pipeline(t, NewExtractive(lexical.Terms), Options{})
+	p.deps.Reranker = NewHTTPReranker(srv.URL, "", "", srv.Client())
+	a, err := p.Ask(context.Background(), alice, Request{Question: "How do I change the length of an object?"}, nil)
+	require.NoError(t, err)
+	require.Greater(t, len(docs), 1)
+	longest := docs[0]
+	for _, d := range docs {
+		if len(d) > len(longest) {
+			longest = d
+		}
+	}
+	first, err := lib.vec.Get(context.Background(), a.Trace.Context[:1])
+	require.NoError(t, err)
+	require.Contains(t, longest, first[0].Text)
+	var reranked int
+	for _, h := range a.Trace.Retrieved {
+		if h.Rerank > 0 {
+			reranked++
+		}
+	}
+	require.Equal(t, len(docs), reranked)
+}
+
+func TestOpenModelRejectsBadConfig(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  ModelConfig
+	}{
+		{"no model", ModelConfig{Provider: "openai"}},
+		{"unknown provider", ModelConfig{Provider: "claude", Model: "m"}},
+		// langchaingo would log.Fatal on this URL and end the process.
+		{"unparsable ollama URL", ModelConfig{Provider: "ollama", Model: "m", URL: "http://[::1"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := OpenModel(tc.cfg)
+			require.Equal(t, citebook.EINVALID, citebook.ErrorCode(err), "%v", err)
+		})
+	}
+}

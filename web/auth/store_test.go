@@ -1,0 +1,86 @@
+package auth
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/index/sqlite"
+)
+
+// openTestDB opens an empty metadata database the way serve does, so the
+// test runs against the shipped migrations.
+func openTestDB(t *testing.T) *sql.DB {
+	t.Helper()
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "meta.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	return db.SQL()
+}
+
+func TestStoreLifecycle(t *testing.T) {
+	ctx := context.Background()
+	s := NewStore(openTestDB(t))
+
+	n, err := s.Active(ctx)
+	require.NoError(t, err)
+	require.Zero(t, n)
+
+	alice := citebook.Principal{Tenant: "acme", User: "alice", Groups: []string{"eng", "ops"}, Admin: true}
+	secret, tok, err := s.Create(ctx, alice)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(secret, tokenPrefix))
+	require.Len(t, secret, len(tokenPrefix)+43, "32 random bytes, base64url")
+	require.Equal(t, alice, tok.Principal)
+
+	secret2, _, err := s.Create(ctx, citebook.Principal{Tenant: "acme", User: "bob"})
+	require.NoError(t, err)
+	require.NotEqual(t, secret, secret2)
+
+	got, err := s.Lookup(ctx, secret)
+	require.NoError(t, err)
+	require.Equal(t, tok.ID, got.ID)
+	require.Equal(t, alice, got.Principal)
+
+	// The secret itself is never stored.
+	var stored int
+	require.NoError(t, s.db.QueryRow(`SELECT COUNT(*) FROM api_tokens WHERE hash = ? OR id = ?`, secret, secret).Scan(&stored))
+	require.Zero(t, stored)
+
+	for _, bad := range []string{"", "cb_", secret + "x", strings.TrimPrefix(secret, tokenPrefix)} {
+		_, err := s.Lookup(ctx, bad)
+		require.Equal(t, citebook.EUNAUTHORIZED, citebook.ErrorCode(err), "secret %q", bad)
+	}
+
+	require.NoError(t, s.Revoke(ctx, tok.ID))
+	require.NoError(t, s.Revoke(ctx, tok.ID), "revoking twice is fine")
+	_, err = s.Lookup(ctx, secret)
+	require.Equal(t, citebook.EUNAUTHORIZED, citebook.ErrorCode(err))
+	require.Equal(t, citebook.ENOTFOUND, citebook.ErrorCode(s.Revoke(ctx, "nope")))
+
+	list, err := s.List(ctx)
+	require.NoError(t, err)
+	require.Len(t, list, 2)
+	require.False(t, list[0].Revoked.IsZero() && list[1].Revoked.IsZero())
+	n, err = s.Active(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+}
+
+func TestCreateRejectsIncompletePrincipals(t *testing.T) {
+	s := NewStore(openTestDB(t))
+	for _, p := range []citebook.Principal{
+		{User: "u"},
+		{Tenant: "t"},
+		{Tenant: "t", User: "u", Groups: []string{"a,b"}},
+		{Tenant: "t", User: "u", Groups: []string{""}},
+	} {
+		_, _, err := s.Create(context.Background(), p)
+		require.Equal(t, citebook.EINVALID, citebook.ErrorCode(err), "%+v", p)
+	}
+}

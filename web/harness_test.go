@@ -1,0 +1,371 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/time/rate"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/acl"
+	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/ingest"
+	"github.com/citebook/citebook/internal/corpus"
+	"github.com/citebook/citebook/qa"
+	"github.com/citebook/citebook/web/auth"
+)
+
+// The HTTP tests serve real corpus books parsed and chunked by ingest from
+// an in-memory library, with the real acl resolver and token store; only the
+// answering pipeline is replaced by one that cites what the library holds,
+// so these tests check the HTTP layer and the browser test the whole.
+
+// memLibrary is a Library over parsed books, as index/sqlite would serve them.
+type memLibrary struct {
+	mu      sync.Mutex
+	books   map[string]citebook.Book
+	parents map[string][]citebook.Parent
+	chunks  map[string][]citebook.Chunk
+}
+
+func (l *memLibrary) Books(_ context.Context, tenant string) ([]citebook.Book, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []citebook.Book
+	for _, b := range l.books {
+		if tenant == "" || b.Tenant == tenant {
+			out = append(out, b)
+		}
+	}
+	slices.SortFunc(out, func(a, b citebook.Book) int { return strings.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+func (l *memLibrary) Book(_ context.Context, id string) (*citebook.Book, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, ok := l.books[id]
+	if !ok {
+		return nil, citebook.Errorf(citebook.ENOTFOUND, "book %q not found", id)
+	}
+	return &b, nil
+}
+
+func (l *memLibrary) Parents(_ context.Context, bookID string, _ int) ([]citebook.Parent, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.parents[bookID], nil
+}
+
+func (l *memLibrary) ChunksAt(_ context.Context, bookID string, _ int) ([]citebook.Chunk, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.chunks[bookID], nil
+}
+
+func (l *memLibrary) ChunksByID(_ context.Context, ids []string) ([]citebook.Chunk, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []citebook.Chunk
+	for _, cs := range l.chunks {
+		for _, c := range cs {
+			if slices.Contains(ids, c.ID) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out, nil
+}
+
+func (l *memLibrary) delete(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.books, id)
+	delete(l.parents, id)
+	delete(l.chunks, id)
+}
+
+// add parses a corpus book and stores it as version 1 of id.
+func (l *memLibrary) add(t testing.TB, id, tenant string, groups []string, path string) {
+	t.Helper()
+	doc := parseFile(t, path)
+	tok, err := ingest.NewTokenizer()
+	require.NoError(t, err)
+	parents, chunks := ingest.Split(doc, id, tok, ingest.DefaultChunkOptions())
+	require.NotEmpty(t, chunks)
+	for i := range chunks {
+		chunks[i].Version, chunks[i].Tenant, chunks[i].Groups = 1, tenant, groups
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.books[id] = citebook.Book{ID: id, Title: doc.Title, Format: doc.Format, Tenant: tenant, Groups: groups,
+		Source: path, Pages: doc.Pages, Active: 1, Created: time.Now().UTC()}
+	l.parents[id], l.chunks[id] = parents, chunks
+}
+
+func parseFile(t testing.TB, path string) *ingest.Document {
+	t.Helper()
+	doc, err := ingest.ParseFile(context.Background(), path)
+	require.NoError(t, err)
+	return doc
+}
+
+// citingAsker answers with the first chunk of the principal's filter whose
+// text contains the question's longest word, quoting its first sentence;
+// it stands in for qa.Pipeline so HTTP tests do not depend on retrieval.
+type citingAsker struct {
+	lib *memLibrary
+	acl Authorizer
+}
+
+func (a *citingAsker) find(ctx context.Context, p citebook.Principal, req qa.Request) (*citebook.Chunk, error) {
+	f, err := a.acl.Filter(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	words := strings.Fields(strings.ToLower(req.Question))
+	slices.SortFunc(words, func(x, y string) int { return len(y) - len(x) })
+	for _, sc := range f.Books {
+		cs, _ := a.lib.ChunksAt(ctx, sc.BookID, sc.Version)
+		for _, c := range cs {
+			if f.Match(&c) && strings.Contains(strings.ToLower(c.Text), words[0]) {
+				return &c, nil
+			}
+		}
+	}
+	return nil, nil
+}
+
+func (a *citingAsker) Ask(ctx context.Context, p citebook.Principal, req qa.Request, onDelta func(string)) (*qa.Answer, error) {
+	c, err := a.find(ctx, p, req)
+	if err != nil {
+		return nil, err
+	}
+	if c == nil {
+		return &qa.Answer{Answer: "The books do not say.", Refused: true, Citations: []citebook.Citation{}}, nil
+	}
+	quote := c.Text
+	if i := strings.IndexAny(quote, ".\n"); i > 20 {
+		quote = quote[:i]
+	}
+	quote = quote[:min(len(quote), 120)]
+	text := "The book covers this [1]."
+	if onDelta != nil {
+		onDelta("The book covers ")
+		onDelta("this [1].")
+	}
+	b, _ := a.lib.Book(ctx, c.BookID)
+	page, printed := citebook.PageAt(c.Pages, 0)
+	return &qa.Answer{Answer: text, Citations: []citebook.Citation{{
+		N: 1, ChunkID: c.ID, BookID: c.BookID, BookTitle: b.Title, HeadingPath: c.HeadingPath,
+		Page: page, PrintedPage: printed, Quote: quote, CharStart: 0, CharEnd: len(quote),
+	}}, Trace: qa.Trace{Question: req.Question, Context: []string{c.ID}}}, nil
+}
+
+func (a *citingAsker) Search(ctx context.Context, p citebook.Principal, req qa.Request) ([]qa.SearchResult, error) {
+	c, err := a.find(ctx, p, req)
+	if err != nil {
+		return nil, err
+	}
+	res := qa.SearchResult{Query: req.Question, Hits: []citebook.Hit{}}
+	if c != nil {
+		res.Hits = append(res.Hits, citebook.Hit{Chunk: *c, Score: 0.5})
+	}
+	return []qa.SearchResult{res}, nil
+}
+
+// grants are the ACL grants of the test library.
+type grants []acl.Grant
+
+func (g grants) Grants(_ context.Context, tenant string) ([]acl.Grant, error) {
+	var out []acl.Grant
+	for _, x := range g {
+		if x.Tenant == tenant {
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}
+
+// env is a running test server with tokens for several principals.
+type env struct {
+	srv     *Server
+	http    *httptest.Server
+	lib     *memLibrary
+	reg     *prometheus.Registry
+	runner  *Runner
+	builds  chan IndexRequest
+	tokens  map[string]string // name → secret
+	dataDir string
+}
+
+var (
+	fixtureOnce sync.Once
+	fixture     *memLibrary
+)
+
+// library parses the corpus books once per test binary; parsing R-intro
+// takes a moment and every test reads the same books.
+func library(t testing.TB) *memLibrary {
+	t.Helper()
+	dir := corpus.Dir(t)
+	fixtureOnce.Do(func() {
+		l := &memLibrary{books: map[string]citebook.Book{}, parents: map[string][]citebook.Parent{}, chunks: map[string][]citebook.Chunk{}}
+		l.add(t, "rintro", "acme", nil, filepath.Join(dir, "books/R-intro.pdf"))
+		l.add(t, "moby", "acme", []string{"whalers"}, filepath.Join(dir, "books/mobydick.txt"))
+		l.add(t, "walden", "globex", nil, filepath.Join(dir, "books/mobydick.txt"))
+		fixture = l
+	})
+	require.NotNil(t, fixture, "fixture failed to build in an earlier test")
+	// Each test gets its own copy so deletes do not leak between tests.
+	l := &memLibrary{books: map[string]citebook.Book{}, parents: map[string][]citebook.Parent{}, chunks: map[string][]citebook.Chunk{}}
+	for id, b := range fixture.books {
+		l.books[id], l.parents[id], l.chunks[id] = b, fixture.parents[id], fixture.chunks[id]
+	}
+	return l
+}
+
+type envOpts struct {
+	local     *citebook.Principal
+	rate      rate.Limit
+	burst     int
+	maxUpload int64
+	maxBody   int64
+	ready     map[string]Check
+}
+
+func newEnv(t testing.TB, o envOpts) *env {
+	t.Helper()
+	lib := library(t)
+	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "meta.db"))
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	store := auth.NewStore(db.SQL())
+
+	// A chapter deny: the "whalers" group may read Moby-Dick except its
+	// first parent's chapter.
+	mobyFirst := lib.parents["moby"][0].HeadingPath
+	resolver := acl.NewResolver(lib, grants{{Tenant: "acme", Subject: "whalers", SubjectKind: acl.SubjectGroup, BookID: "moby", Path: mobyFirst, Effect: acl.Deny}}, lib)
+
+	e := &env{lib: lib, reg: prometheus.NewRegistry(), builds: make(chan IndexRequest, 16), tokens: map[string]string{}, dataDir: t.TempDir()}
+	// The metadata database's job history: a CLI build of rintro, and every
+	// build the runner makes, as the builder would record them.
+	var histMu sync.Mutex
+	recorded := []Job{{ID: "index-1", IndexJob: 1, BookID: "rintro", Status: JobCompleted, Version: 1}}
+	e.runner = NewRunner(func(ctx context.Context, req IndexRequest) (Job, error) {
+		e.builds <- req
+		lib.add(t, req.BookID, req.Tenant, req.Groups, req.Path)
+		histMu.Lock()
+		defer histMu.Unlock()
+		j := Job{IndexJob: int64(len(recorded) + 1), BookID: req.BookID, Version: 1, Status: JobCompleted, Chunks: len(lib.chunks[req.BookID])}
+		j.ID = fmt.Sprintf("index-%d", j.IndexJob)
+		recorded = append(recorded, j)
+		return j, nil
+	}, func(_ context.Context, id string) error { lib.delete(id); return nil }, func(_ context.Context, bookID string) ([]Job, error) {
+		histMu.Lock()
+		defer histMu.Unlock()
+		var out []Job
+		for _, j := range slices.Backward(recorded) {
+			if j.BookID == bookID {
+				out = append(out, j)
+			}
+		}
+		return out, nil
+	}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	t.Cleanup(func() { e.runner.Close(context.Background()) })
+
+	for name, p := range map[string]citebook.Principal{
+		"admin":   {Tenant: "acme", User: "root", Admin: true},
+		"reader":  {Tenant: "acme", User: "rita"},
+		"whaler":  {Tenant: "acme", User: "ahab", Groups: []string{"whalers"}},
+		"globex":  {Tenant: "globex", User: "gus", Admin: true},
+		"revoked": {Tenant: "acme", User: "old", Admin: true},
+	} {
+		secret, tok, err := store.Create(context.Background(), p)
+		require.NoError(t, err)
+		e.tokens[name] = secret
+		if name == "revoked" {
+			require.NoError(t, store.Revoke(context.Background(), tok.ID))
+		}
+	}
+	asker := &citingAsker{lib: lib, acl: resolver}
+	tok, err := ingest.NewTokenizer()
+	require.NoError(t, err)
+	e.srv, err = New(Config{
+		Library: lib, Indexer: e.runner, Asker: asker, Searcher: asker, Previewer: IngestPreviewer{Tokenizer: tok, Options: ingest.DefaultChunkOptions()},
+		ACL: resolver, Tokens: store, DataDir: e.dataDir, LocalPrincipal: o.local,
+		MaxBody: o.maxBody, MaxUpload: o.maxUpload, RatePerToken: o.rate, RateBurst: o.burst,
+		Registry: e.reg, Ready: o.ready, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	require.NoError(t, err)
+	e.http = httptest.NewServer(e.srv.Handler())
+	t.Cleanup(e.http.Close)
+	return e
+}
+
+// do sends a request as the named token ("" for none), with a JSON body
+// unless hdr says otherwise, and returns the response with its body read.
+func (e *env) do(t *testing.T, who, method, path string, body io.Reader, hdr ...string) (*http.Response, []byte) {
+	t.Helper()
+	secret := ""
+	if who != "" {
+		secret = e.tokens[who]
+	}
+	if body != nil {
+		hdr = append([]string{"Content-Type", "application/json"}, hdr...)
+	}
+	return send(t, e.http.URL, secret, method, path, body, hdr...)
+}
+
+// send makes one request to the server at base with the bearer secret (""
+// for none) and header pairs, and returns the response with its body read.
+func send(t testing.TB, base, secret, method, path string, body io.Reader, hdr ...string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequest(method, base+path, body)
+	require.NoError(t, err)
+	if secret != "" {
+		req.Header.Set("Authorization", "Bearer "+secret)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		if hdr[i+1] != "" {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+	}
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	data, err := io.ReadAll(res.Body)
+	require.NoError(t, err)
+	return res, data
+}
+
+// waitJob polls an index job as the admin secret until it completes or
+// fails; the deadline is long enough for the real builder to index a book.
+func waitJob(t *testing.T, base, secret, id string) Job {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		res, data := send(t, base, secret, "GET", "/v1/jobs/"+id, nil)
+		require.Equal(t, 200, res.StatusCode, "%s", data)
+		var j Job
+		require.NoError(t, json.Unmarshal(data, &j))
+		if j.Status == JobCompleted || j.Status == JobFailed {
+			return j
+		}
+		require.True(t, time.Now().Before(deadline), "job %s still %s", id, j.Status)
+		time.Sleep(10 * time.Millisecond)
+	}
+}

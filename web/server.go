@@ -1,0 +1,287 @@
+package web
+
+import (
+	"context"
+	"log/slog"
+	"math"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"golang.org/x/time/rate"
+
+	"github.com/citebook/citebook"
+)
+
+// Config holds the server's dependencies and limits. Library, Indexer,
+// Asker, Searcher, Previewer, ACL, Tokens, DataDir and Registry are required.
+type Config struct {
+	Library   Library
+	Indexer   Indexer
+	Asker     Asker
+	Searcher  Searcher
+	Previewer Previewer
+	ACL       Authorizer
+	Tokens    TokenVerifier
+	// DataDir is where uploads are kept (DataDir/books) for the reader and
+	// for re-indexing.
+	DataDir string
+	// LocalPrincipal, when set, is used for requests without a token. serve
+	// sets it only when no token exists and the server is bound to loopback.
+	LocalPrincipal *citebook.Principal
+	// MaxBody limits JSON bodies; MaxUpload limits uploaded books.
+	MaxBody   int64
+	MaxUpload int64
+	// RatePerToken and RateBurst bound requests per token (and for the local
+	// principal); 0 disables the limit.
+	RatePerToken rate.Limit
+	RateBurst    int
+	// Registry receives the server's metrics and is served at /metrics.
+	Registry *prometheus.Registry
+	// Ready are the probes /readyz runs, by name.
+	Ready  map[string]Check
+	Logger *slog.Logger
+}
+
+// Server is the HTTP face of citebook.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	echo    *echo.Echo
+	metrics *metrics
+	limits  *limiters
+}
+
+// Defaults chosen for books: PDFs of a few hundred pages are tens of MB.
+const (
+	defaultMaxBody   = 1 << 20
+	defaultMaxUpload = 256 << 20
+)
+
+// New builds the server and registers its metrics on cfg.Registry.
+func New(cfg Config) (*Server, error) {
+	switch {
+	case cfg.Library == nil, cfg.Indexer == nil, cfg.Asker == nil, cfg.Searcher == nil,
+		cfg.Previewer == nil, cfg.ACL == nil, cfg.Tokens == nil, cfg.Registry == nil:
+		return nil, citebook.Errorf(citebook.EINVALID, "web: missing dependency in Config")
+	case cfg.DataDir == "":
+		return nil, citebook.Errorf(citebook.EINVALID, "web: DataDir is required")
+	}
+	if cfg.MaxBody <= 0 {
+		cfg.MaxBody = defaultMaxBody
+	}
+	if cfg.MaxUpload <= 0 {
+		cfg.MaxUpload = defaultMaxUpload
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	m, err := newMetrics(cfg.Registry)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, metrics: m, limits: newLimiters(cfg.RatePerToken, cfg.RateBurst)}
+	s.echo = s.routes()
+	return s, nil
+}
+
+// Handler is the whole HTTP surface, ready for an http.Server.
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// routes registers every route; the OpenAPI test checks this list against
+// openapi.json.
+func (s *Server) routes() *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = func(err error, c echo.Context) { writeError(s.log, c, err) }
+	e.Use(s.observe)
+
+	e.GET("/healthz", s.healthz)
+	e.GET("/readyz", s.readyz)
+	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.cfg.Registry, promhttp.HandlerOpts{})))
+	e.GET("/openapi.json", s.openapi)
+	s.uiRoutes(e)
+
+	body := s.limitBody(s.cfg.MaxBody)
+	upload := s.limitBody(s.cfg.MaxUpload)
+	v1 := e.Group("/v1", s.authenticate)
+	v1.GET("/me", s.me)
+	v1.GET("/books", s.listBooks)
+	v1.POST("/books", s.uploadBook, s.adminOnly, upload)
+	v1.GET("/books/:id", s.getBook)
+	v1.DELETE("/books/:id", s.deleteBook, s.adminOnly)
+	v1.GET("/books/:id/pages/:page", s.getPage)
+	v1.GET("/books/:id/jobs", s.bookJobs, s.adminOnly)
+	v1.POST("/books/:id/jobs", s.reindex, s.adminOnly, body)
+	v1.GET("/jobs/:id", s.getJob, s.adminOnly)
+	v1.GET("/chunks/:id", s.getChunk)
+	v1.POST("/ask", s.ask, body)
+	v1.POST("/search", s.search, body)
+	v1.POST("/preview", s.preview, upload)
+
+	mcpHandler := echo.WrapHandler(s.mcpHTTP())
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
+		e.Add(m, "/mcp", mcpHandler, s.authenticate, body)
+	}
+	return e
+}
+
+// principalKey is the echo context key of the authenticated principal.
+const principalKey = "citebook.principal"
+
+func principalOf(c echo.Context) citebook.Principal {
+	p, _ := c.Get(principalKey).(citebook.Principal)
+	return p
+}
+
+// authenticate resolves the bearer token to a principal and applies the
+// per-token rate limit. Without a token only the configured local principal
+// (zero-config loopback mode) is accepted.
+func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		req := c.Request()
+		var (
+			key string
+			p   citebook.Principal
+		)
+		h := req.Header.Get(echo.HeaderAuthorization)
+		scheme, secret, _ := strings.Cut(h, " ")
+		switch {
+		case h == "" && s.cfg.LocalPrincipal != nil:
+			key, p = "local", *s.cfg.LocalPrincipal
+		case h == "":
+			return citebook.Errorf(citebook.EUNAUTHORIZED, "missing bearer token (create one with: citebook tokens create)")
+		case !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(secret) == "":
+			return citebook.Errorf(citebook.EUNAUTHORIZED, "the Authorization header must be: Bearer <token>")
+		default:
+			var err error
+			key, p, err = s.cfg.Tokens.Verify(req.Context(), strings.TrimSpace(secret))
+			if err != nil {
+				return err
+			}
+		}
+		if wait, ok := s.limits.allow(key); !ok {
+			c.Response().Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+			return citebook.Errorf(citebook.ERATELIMIT, "too many requests; retry in %s", wait.Round(time.Second))
+		}
+		c.Set(principalKey, p)
+		c.SetRequest(req.WithContext(withPrincipal(req.Context(), key, p)))
+		return next(c)
+	}
+}
+
+// adminOnly guards the routes that change the library.
+func (s *Server) adminOnly(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if !principalOf(c).Admin {
+			return citebook.Errorf(citebook.EFORBIDDEN, "this action needs an admin token")
+		}
+		return next(c)
+	}
+}
+
+// limitBody caps the request body; a declared length over the limit is
+// refused before reading, a chunked body when the limit is crossed.
+func (s *Server) limitBody(limit int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			if req.ContentLength > limit {
+				return citebook.Errorf(citebook.ETOOLARGE, "request body is larger than %d bytes", limit)
+			}
+			req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
+			return next(c)
+		}
+	}
+}
+
+type ctxKey struct{}
+
+type ctxPrincipal struct {
+	key string
+	p   citebook.Principal
+}
+
+// withPrincipal carries the principal to handlers that only see a
+// context (the MCP tools behind /mcp).
+func withPrincipal(ctx context.Context, key string, p citebook.Principal) context.Context {
+	return context.WithValue(ctx, ctxKey{}, ctxPrincipal{key: key, p: p})
+}
+
+func principalFromContext(ctx context.Context) (ctxPrincipal, bool) {
+	v, ok := ctx.Value(ctxKey{}).(ctxPrincipal)
+	return v, ok
+}
+
+// limiters holds one token bucket per token key.
+type limiters struct {
+	mu    sync.Mutex
+	r     rate.Limit
+	burst int
+	m     map[string]*rate.Limiter
+}
+
+func newLimiters(r rate.Limit, burst int) *limiters {
+	if burst <= 0 {
+		burst = max(1, int(math.Ceil(float64(r))))
+	}
+	return &limiters{r: r, burst: burst, m: map[string]*rate.Limiter{}}
+}
+
+// allow takes a token from key's bucket, or says how long to wait.
+func (l *limiters) allow(key string) (time.Duration, bool) {
+	if l.r <= 0 {
+		return 0, true
+	}
+	l.mu.Lock()
+	lim, ok := l.m[key]
+	if !ok {
+		lim = rate.NewLimiter(l.r, l.burst)
+		l.m[key] = lim
+	}
+	l.mu.Unlock()
+	now := time.Now()
+	res := lim.ReserveN(now, 1)
+	if d := res.DelayFrom(now); d > 0 {
+		res.CancelAt(now)
+		return max(d, time.Second), false
+	}
+	return 0, true
+}
+
+func (s *Server) healthz(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// readyz runs every probe with a short deadline; any failure is 503 so a
+// load balancer stops sending traffic.
+func (s *Server) readyz(c echo.Context) error {
+	ctx, cancel := context.WithTimeout(c.Request().Context(), 3*time.Second)
+	defer cancel()
+	checks := map[string]string{}
+	ok := true
+	for name, check := range s.cfg.Ready {
+		if err := check(ctx); err != nil {
+			s.log.Warn("readiness check failed", "check", name, "err", err)
+			checks[name] = citebook.ErrorMessage(err)
+			ok = false
+			continue
+		}
+		checks[name] = "ok"
+	}
+	status := http.StatusOK
+	if !ok {
+		status = HTTPStatus(citebook.EUNAVAILABLE)
+	}
+	return c.JSON(status, map[string]any{"ready": ok, "checks": checks})
+}
+
+func (s *Server) me(c echo.Context) error {
+	return c.JSON(http.StatusOK, principalOf(c))
+}

@@ -1,0 +1,122 @@
+// Package web serves citebook over HTTP: the JSON API under /v1, server-sent
+// answer streams, the MCP server (search and ask as tools), Prometheus metrics
+// and the reader page. It owns authentication (bearer tokens → principals),
+// rate limits and the mapping of error codes to HTTP statuses; everything it
+// serves comes through the small interfaces below, which cmd wires to the real
+// packages. No other package imports web.
+package web
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/qa"
+)
+
+// Asker answers a question for a principal, calling onDelta with answer text
+// as it is produced so it can be streamed.
+type Asker interface {
+	Ask(ctx context.Context, p citebook.Principal, req qa.Request, onDelta func(string)) (*qa.Answer, error)
+}
+
+// Searcher runs retrieval only, for tools that want the passages themselves.
+type Searcher interface {
+	Search(ctx context.Context, p citebook.Principal, req qa.Request) ([]qa.SearchResult, error)
+}
+
+// Authorizer resolves what a principal may read, ahead of any read.
+type Authorizer interface {
+	Filter(ctx context.Context, p citebook.Principal) (citebook.Filter, error)
+}
+
+// Library is the metadata the API and the reader read (index/sqlite.DB
+// implements it). It does no access control: web checks every result against
+// the principal's Filter.
+type Library interface {
+	// Books lists a tenant's books.
+	Books(ctx context.Context, tenant string) ([]citebook.Book, error)
+	// Book returns one book; not_found when unknown.
+	Book(ctx context.Context, id string) (*citebook.Book, error)
+	// Parents returns the parents visible in a version, in reading order.
+	Parents(ctx context.Context, bookID string, version int) ([]citebook.Parent, error)
+	// ChunksAt returns the chunks visible in a version, in reading order.
+	ChunksAt(ctx context.Context, bookID string, version int) ([]citebook.Chunk, error)
+	// ChunksByID returns chunks by ID; unknown IDs are left out.
+	ChunksByID(ctx context.Context, ids []string) ([]citebook.Chunk, error)
+}
+
+// IndexRequest asks for a build of a book whose file is already on disk.
+type IndexRequest struct {
+	BookID string   `json:"book_id"`
+	Title  string   `json:"title"`
+	Tenant string   `json:"tenant"`
+	Groups []string `json:"groups,omitempty"`
+	Path   string   `json:"path"`
+}
+
+// JobStatus is the life of an index job as the API reports it.
+type JobStatus string
+
+// Job states.
+const (
+	JobQueued    JobStatus = "queued"
+	JobRunning   JobStatus = "running"
+	JobCompleted JobStatus = "completed"
+	JobFailed    JobStatus = "failed"
+)
+
+// Job is one index build as clients poll it.
+type Job struct {
+	ID       string    `json:"job_id"`
+	IndexJob int64     `json:"index_job,omitempty"` // the builder's job number in the metadata database
+	BookID   string    `json:"book_id"`
+	Tenant   string    `json:"-"`
+	Version  int       `json:"version,omitempty"`
+	Status   JobStatus `json:"status"`
+	Chunks   int       `json:"chunks"`
+	Embedded int       `json:"embedded"`
+	Upserted int       `json:"upserted"`
+	Deleted  int       `json:"deleted"`
+	Error    string    `json:"error,omitempty"`
+	Created  time.Time `json:"created"`
+	Finished time.Time `json:"finished,omitzero"`
+}
+
+// Indexer runs index builds in the background (a book takes minutes) and
+// answers for their status.
+type Indexer interface {
+	// Submit queues a build and returns at once with the queued job.
+	Submit(ctx context.Context, req IndexRequest) (Job, error)
+	// Job returns a job by ID; not_found when unknown.
+	Job(ctx context.Context, id string) (Job, error)
+	// Jobs returns a book's jobs, newest first.
+	Jobs(ctx context.Context, bookID string) ([]Job, error)
+	// Delete removes a book, its chunks and vectors.
+	Delete(ctx context.Context, bookID string) error
+}
+
+// Preview is how a file would be split, without indexing it.
+type Preview struct {
+	Title    string            `json:"title"`
+	Format   citebook.Format   `json:"format"`
+	Language string            `json:"language,omitempty"`
+	Pages    int               `json:"pages,omitempty"`
+	Parents  []citebook.Parent `json:"parents"`
+	Chunks   []citebook.Chunk  `json:"chunks"`
+}
+
+// Previewer parses and chunks a file without storing anything.
+type Previewer interface {
+	Preview(ctx context.Context, name string, r io.ReaderAt, size int64) (Preview, error)
+}
+
+// TokenVerifier maps a bearer secret to the principal it was issued for; the
+// key identifies the token for rate limiting without holding the secret.
+type TokenVerifier interface {
+	Verify(ctx context.Context, secret string) (key string, p citebook.Principal, err error)
+}
+
+// Check is one readiness probe (database, vector store).
+type Check func(ctx context.Context) error
