@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/index/storetest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -163,31 +164,17 @@ func TestFilterSemantics(t *testing.T) {
 	vs := [][]float32{{1, 0}, {1, 0.1}, {1, 0.2}, {1, 0.3}, {1, 0.4}, {1, 0.5}}
 	require.NoError(t, s.Upsert(ctx, cs, vs))
 
-	tests := []struct {
-		name string
-		f    citebook.Filter
-	}{
-		{"zero filter", citebook.Filter{}},
-		{"tenant without books", citebook.Filter{Tenant: "t"}},
-		{"version 1", citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "book", Version: 1}}}},
-		{"version 2", citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "book", Version: 2}}}},
-		{"version 0 sees nothing", citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "book", Version: 0}}}},
-		{"deny parent", citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "book", Version: 1}}, DenyParents: []string{"secret"}}},
-		{"two books", citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "book", Version: 2}, {BookID: "other", Version: 1}}}},
-		{"book listed twice", citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "book", Version: 1}, {BookID: "book", Version: 2}}}},
-		{"other tenant", citebook.Filter{Tenant: "u", Books: []citebook.BookScope{{BookID: "book", Version: 1}}}},
-		{"unknown tenant", citebook.Filter{Tenant: "nobody", Books: []citebook.BookScope{{BookID: "book", Version: 9}}}},
-	}
+	tests := storetest.FilterCases()
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			hits, err := s.Search(ctx, []float32{1, 0}, tt.f, 10)
+		t.Run(tt.Name, func(t *testing.T) {
+			hits, err := s.Search(ctx, []float32{1, 0}, tt.Filter, 10)
 			require.NoError(t, err)
-			want := bruteForce(cs, vs, []float32{1, 0}, tt.f, 10)
+			want := bruteForce(cs, vs, []float32{1, 0}, tt.Filter, 10)
 			require.Equal(t, want, ids(hits))
 		})
 	}
 	// Spot-check the expectations bruteForce encodes.
-	hits, err := s.Search(ctx, []float32{1, 0}, tests[3].f, 10)
+	hits, err := s.Search(ctx, []float32{1, 0}, tests[3].Filter, 10)
 	require.NoError(t, err)
 	require.ElementsMatch(t, []string{"a", "c", "d"}, ids(hits))
 }

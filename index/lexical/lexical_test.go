@@ -185,27 +185,14 @@ func TestFilterSemantics(t *testing.T) {
 		mk("x", "u", "book", 1, 0, "p"),
 	}
 	require.NoError(t, x.Upsert(ctx, cs))
-	tests := []struct {
-		name string
-		f    citebook.Filter
-	}{
-		{"zero filter", citebook.Filter{}},
-		{"tenant without books", citebook.Filter{Tenant: "t"}},
-		{"version 1", citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "book", Version: 1}}}},
-		{"version 2", citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "book", Version: 2}}}},
-		{"version 0", citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "book", Version: 0}}}},
-		{"deny parent", citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "book", Version: 1}}, DenyParents: []string{"secret"}}},
-		{"two books", citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "book", Version: 2}, {BookID: "other", Version: 1}}}},
-		{"book listed twice", citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "book", Version: 1}, {BookID: "book", Version: 2}}}},
-		{"other tenant", citebook.Filter{Tenant: "u", Books: []citebook.BookScope{{BookID: "book", Version: 1}}}},
-	}
+	tests := storetest.FilterCases()
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			hits, err := x.Search(ctx, "whale", tt.f, 10)
+		t.Run(tt.Name, func(t *testing.T) {
+			hits, err := x.Search(ctx, "whale", tt.Filter, 10)
 			require.NoError(t, err)
 			want := []string{}
 			for i := range cs {
-				if tt.f.Match(&cs[i]) {
+				if tt.Filter.Match(&cs[i]) {
 					want = append(want, cs[i].ID)
 				}
 			}

@@ -624,3 +624,30 @@ func testManyBooks(t *testing.T, s index.VectorStore) {
 		require.True(t, strings.HasSuffix(h.Chunk.ID, "-served"), "chunk %s is newer than its book's served version", h.Chunk.ID)
 	}
 }
+
+// FilterCase is one access decision a store or index must apply exactly as
+// citebook.Filter.Match does.
+type FilterCase struct {
+	Name   string
+	Filter citebook.Filter
+}
+
+// FilterCases are the filter shapes every store and index is checked
+// against, over chunks of tenants "t" and "u", books "book" (versions 1 and
+// 2) and "other", and a parent "secret"; tests compare results with
+// Filter.Match over their own fixtures.
+func FilterCases() []FilterCase {
+	scope := func(bs ...citebook.BookScope) []citebook.BookScope { return bs }
+	return []FilterCase{
+		{"zero filter", citebook.Filter{}},
+		{"tenant without books", citebook.Filter{Tenant: "t"}},
+		{"version 1", citebook.Filter{Tenant: "t", Books: scope(citebook.BookScope{BookID: "book", Version: 1})}},
+		{"version 2", citebook.Filter{Tenant: "t", Books: scope(citebook.BookScope{BookID: "book", Version: 2})}},
+		{"version 0 sees nothing", citebook.Filter{Tenant: "t", Books: scope(citebook.BookScope{BookID: "book", Version: 0})}},
+		{"deny parent", citebook.Filter{Tenant: "t", Books: scope(citebook.BookScope{BookID: "book", Version: 1}), DenyParents: []string{"secret"}}},
+		{"two books", citebook.Filter{Tenant: "t", Books: scope(citebook.BookScope{BookID: "book", Version: 2}, citebook.BookScope{BookID: "other", Version: 1})}},
+		{"book listed twice", citebook.Filter{Tenant: "t", Books: scope(citebook.BookScope{BookID: "book", Version: 1}, citebook.BookScope{BookID: "book", Version: 2})}},
+		{"other tenant", citebook.Filter{Tenant: "u", Books: scope(citebook.BookScope{BookID: "book", Version: 1})}},
+		{"unknown tenant", citebook.Filter{Tenant: "nobody", Books: scope(citebook.BookScope{BookID: "book", Version: 9})}},
+	}
+}
