@@ -138,10 +138,13 @@ type QuestionResult struct {
 	Answerable bool     `json:"answerable"`
 	Error      string   `json:"error,omitempty"`
 
-	Answer     string           `json:"answer"`
-	Refused    bool             `json:"refused"`
-	GoldAnswer string           `json:"gold_answer,omitempty"`
-	Citations  []CitationResult `json:"citations"`
+	Answer  string `json:"answer"`
+	Refused bool   `json:"refused"`
+	// Answerability is the pipeline's decision and its reason (why a
+	// refusal refused).
+	Answerability qa.Answerability `json:"answerability"`
+	GoldAnswer    string           `json:"gold_answer,omitempty"`
+	Citations     []CitationResult `json:"citations"`
 
 	Relevant   int       `json:"relevant"` // relevant chunks of the question
 	GoldPages  []Page    `json:"gold_pages,omitempty"`
@@ -249,6 +252,7 @@ func (h *Harness) ask(ctx context.Context, pr citebook.Principal, q Question, al
 		return err
 	}
 	r.Answer, r.Refused = ans.Answer, ans.Refused
+	r.Answerability = ans.Trace.Answerability
 	r.ContextTokens = ans.Trace.ContextTokens
 
 	relevant, err := h.relevant(ctx, q, cc)

@@ -22,6 +22,7 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 	defer func() { tr.Retrieved = traceHits(fd.all) }()
 	if fd.empty() {
 		tr.NothingFound = true
+		tr.Answerability = Answerability{Code: CodeNothingRelevant, Reason: "no passage passed the relevance bar"}
 		ans.Refused = true
 		ans.Answer = p.opts.NothingMessage
 		emit(onDelta, ans.Answer)
@@ -57,6 +58,15 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 		tr.Context[i] = chunks[i].Chunk.ID
 	}
 	sw.lap("assemble")
+
+	tr.Answerability = p.assess(ctx, tr.Question, fd.library, fd.filter, chunks)
+	sw.lap("assess")
+	if !tr.Answerability.Answerable && p.opts.AnswerCoverage > 0 {
+		ans.Refused = true
+		ans.Answer = citation.RefusalMessage
+		emit(onDelta, ans.Answer)
+		return ans, nil
+	}
 
 	draft, err := p.deps.Answerer.Answer(ctx, tr.Question, chunks)
 	if err != nil {

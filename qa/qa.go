@@ -53,6 +53,8 @@ type Trace struct {
 	Statements    int                `json:"statements"`  // statements the answerer made
 	Unsupported   int                `json:"unsupported"` // statements dropped for lack of a verified citation
 	NothingFound  bool               `json:"nothing_relevant,omitempty"`
+	// Answerability is the decision to answer or refuse, with its reason.
+	Answerability Answerability `json:"answerability"`
 }
 
 // TraceHit is one retrieved chunk with the scores that ranked it.

@@ -18,6 +18,7 @@ const MaxQuestion = 4000
 // query, best first.
 type found struct {
 	filter  citebook.Filter
+	library citebook.Filter // everything the principal may read, before narrowing to the request's books
 	queries []string
 	all     []*candidate
 	groups  [][]*candidate
@@ -39,12 +40,13 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 	if err != nil {
 		return nil, err
 	}
+	lib := f
 	f = acl.Narrow(f, req.BookIDs)
 	sw.lap("acl")
 	if err := p.checkEmbedding(ctx); err != nil {
 		return nil, err
 	}
-	fd := &found{filter: f}
+	fd := &found{filter: f, library: lib}
 	fd.queries = p.queries(ctx, req)
 	tr.SubQueries = fd.queries
 	sw.lap("plan")

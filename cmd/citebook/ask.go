@@ -30,6 +30,7 @@ type answerOptions struct {
 	RerankKey   string // from CITEBOOK_RERANK_KEY only
 	MinScore    float64
 	K           int
+	Coverage    float64 // answerability bar; 0 means the default, negative turns it off
 }
 
 // addAnswerFlags registers the answering flags with environment defaults.
@@ -49,6 +50,7 @@ func addAnswerFlags(fs *pflag.FlagSet) *answerOptions {
 	fs.StringVar(&o.RerankModel, "rerank-model", o.RerankModel, "rerank model name")
 	fs.Float64Var(&o.MinScore, "min-score", 0, "vector cosine below which chunks are dropped (default 0.2)")
 	fs.IntVar(&o.K, "k", 0, "passages in the context (default 5)")
+	fs.Float64Var(&o.Coverage, "answer-coverage", 0, "IDF-weighted share of the question's key terms the best evidence must hold to answer (default 0.21; negative: never refuse for coverage)")
 	return o
 }
 
@@ -124,7 +126,7 @@ func newPipeline(a *app, o answerOptions) (*qa.Pipeline, error) {
 	if o.RerankURL != "" {
 		deps.Reranker = qa.NewHTTPReranker(o.RerankURL, o.RerankModel, o.RerankKey, nil)
 	}
-	return qa.NewPipeline(deps, qa.Options{MinScore: o.MinScore, K: o.K})
+	return qa.NewPipeline(deps, qa.Options{MinScore: o.MinScore, K: o.K, AnswerCoverage: o.Coverage})
 }
 
 // askFlags are the flags of `citebook ask`.
