@@ -34,6 +34,8 @@ type Answerability struct {
 	Coverage   float64  `json:"coverage"`           // IDF-weighted share of the key terms the best evidence holds
 	Bar        float64  `json:"bar"`                // the coverage needed
 	Evidence   string   `json:"evidence,omitempty"` // chunk ID of the best evidence
+
+	weights map[string]float64 // key term → weight, for the answerer
 }
 
 // Refusal codes, stable for evaluators.
@@ -333,7 +335,9 @@ func coverageOf(keys []keyTerm, have map[string]bool) (float64, []string) {
 func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.Filter, chunks []ContextChunk) Answerability {
 	a := Answerability{Bar: p.opts.AnswerCoverage}
 	keys, n := p.keyTerms(ctx, question, lib, f)
+	a.weights = make(map[string]float64, len(keys))
 	for _, k := range keys {
+		a.weights[k.text] = k.weight
 		a.KeyTerms = append(a.KeyTerms, k.text)
 		if n > 0 && k.df == 0 && k.kind != kindWord {
 			a.Missing = append(a.Missing, k.text)

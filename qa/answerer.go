@@ -38,3 +38,10 @@ type Draft struct {
 type Answerer interface {
 	Answer(ctx context.Context, question string, context []ContextChunk) (Draft, error)
 }
+
+// WeightedAnswerer is an Answerer that can use the pipeline's weights of
+// the question's key terms (IDF over the scope searched) instead of
+// guessing them from the context; the extractive answerer is one.
+type WeightedAnswerer interface {
+	AnswerWeighted(ctx context.Context, question string, context []ContextChunk, weights map[string]float64) (Draft, error)
+}

@@ -68,7 +68,12 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 		return ans, nil
 	}
 
-	draft, err := p.deps.Answerer.Answer(ctx, tr.Question, chunks)
+	var draft Draft
+	if wa, ok := p.deps.Answerer.(WeightedAnswerer); ok && len(tr.Answerability.weights) > 0 {
+		draft, err = wa.AnswerWeighted(ctx, tr.Question, chunks, tr.Answerability.weights)
+	} else {
+		draft, err = p.deps.Answerer.Answer(ctx, tr.Question, chunks)
+	}
 	if err != nil {
 		return nil, err
 	}
