@@ -254,4 +254,3 @@ func isCJKRune(r rune) bool {
 // passage: retrieval already weighed the whole chunk against the question,
 // which a few sentences' term overlap cannot see.
 const rankDiscount = 0.1
-
