@@ -81,10 +81,15 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 	sw.lap("answer")
 
 	known := p.readable(ctx, draft.Statements, inContext, fd.filter)
-	res := citation.Verify(draft.Statements, inContext, func(id string) bool { return known[id] }, titles)
-	tr.Statements, tr.Unsupported = res.Total, res.Unsupported
+	res := citation.VerifySupported(draft.Statements, inContext, func(id string) bool { return known[id] }, titles,
+		citation.SupportCheck{Content: p.contentTerms})
+	tr.Statements, tr.Unsupported, tr.NotSupported = res.Total, res.Unsupported, res.NotSupported
 	tr.Rejected = res.Rejected
 	ans.Answer, ans.Refused, ans.Citations = res.Answer, res.Refused, res.Citations
+	p.stillAnswers(&res, tr)
+	if res.Refused {
+		ans.Answer, ans.Refused, ans.Citations = citation.RefusalMessage, true, []citebook.Citation{}
+	}
 	sw.lap("verify")
 
 	if len(res.Citations) > 0 {

@@ -1,0 +1,60 @@
+package qa
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/citebook/citebook/citation"
+)
+
+// contentTerms segments text into the lower-cased content terms that
+// support verification compares (citation.SupportCheck.Content).
+func (p *Pipeline) contentTerms(s string) []string {
+	return contentTerms(p.deps.Terms(s))
+}
+
+// stillAnswers turns a verified answer into a refusal when what survived
+// verification no longer answers: the quotes of the kept statements must
+// hold as much of the question's key terms as the answerability bar asks of
+// the context. A model that answered a different question with genuine,
+// supporting quotes is caught here.
+func (p *Pipeline) stillAnswers(res *citation.Result, tr *Trace) {
+	a := &tr.Answerability
+	if res.Refused {
+		a.Answerable = false
+		if a.Code == CodeAnswered || a.Code == "" {
+			if res.Total == 0 {
+				a.Code, a.Reason = CodeNoAnswer, "the answerer found no answer in the passages"
+			} else {
+				a.Code = CodeUnsupported
+				a.Reason = fmt.Sprintf("no statement of the answer was supported by its citations (%d of %d dropped)", res.Unsupported, res.Total)
+			}
+		}
+		return
+	}
+	if p.opts.AnswerCoverage <= 0 || len(a.weights) == 0 {
+		return
+	}
+	var quotes []string
+	for _, k := range res.Kept {
+		for _, c := range k.Quotes {
+			quotes = append(quotes, c.Quote)
+		}
+	}
+	have := termSet(p.deps.Terms(strings.Join(quotes, "\n")))
+	total, got, n := 0.0, 0.0, 0
+	for t, w := range a.weights {
+		total += w
+		if have[t] {
+			got += w
+			n++
+		}
+	}
+	if total == 0 || got/total >= a.Bar {
+		return
+	}
+	res.Refused = true
+	a.Answerable = false
+	a.Code = CodeUnsupported
+	a.Reason = fmt.Sprintf("the supported statements cover %d of %d key terms of the question", n, len(a.weights))
+}
