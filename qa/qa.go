@@ -50,8 +50,8 @@ type Trace struct {
 	OutputTokens  int                `json:"output_tokens,omitempty"`
 	TimingsMS     map[string]float64 `json:"timings_ms"`
 	Rejected      []Rejected         `json:"rejected,omitempty"`
-	Statements    int                `json:"statements"`  // statements the answerer made
-	Unsupported   int                `json:"unsupported"` // statements dropped for lack of a verified, supporting citation
+	Statements    int                `json:"statements"`    // statements the answerer made
+	Unsupported   int                `json:"unsupported"`   // statements dropped for lack of a verified, supporting citation
 	NotSupported  int                `json:"not_supported"` // of those, statements whose real quotes did not support them
 	NothingFound  bool               `json:"nothing_relevant,omitempty"`
 	// Answerability is the decision to answer or refuse, with its reason.
