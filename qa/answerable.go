@@ -46,6 +46,7 @@ const (
 	CodeNothingRelevant = "nothing_relevant"
 	CodeUnsupported     = "unsupported"
 	CodeNoAnswer        = "no_answer"
+	CodeModelFailed     = "model_failed"
 )
 
 // termKind tells plain words from the terms a book must contain verbatim

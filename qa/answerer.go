@@ -30,6 +30,13 @@ type Draft struct {
 	Model        string
 	PromptTokens int
 	OutputTokens int
+	// Attempts is how many model calls it took; Retried marks a constrained
+	// retry after FirstError; ExampleEchoes counts statements dropped for
+	// repeating the prompt's example.
+	Attempts      int
+	Retried       bool
+	FirstError    string
+	ExampleEchoes int
 }
 
 // Answerer writes a draft answer from the context chunks alone. The LLM and

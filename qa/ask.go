@@ -68,14 +68,30 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 		return ans, nil
 	}
 
-	var draft Draft
-	if wa, ok := p.deps.Answerer.(WeightedAnswerer); ok && len(tr.Answerability.weights) > 0 {
-		draft, err = wa.AnswerWeighted(ctx, tr.Question, chunks, tr.Answerability.weights)
-	} else {
-		draft, err = p.deps.Answerer.Answer(ctx, tr.Question, chunks)
-	}
+	draft, err := p.draft(ctx, p.deps.Answerer, tr, chunks)
+	tr.Guards.Attempts, tr.Guards.Retried, tr.Guards.FirstError = draft.Attempts, draft.Retried, draft.FirstError
+	tr.Guards.ExampleEchoes = draft.ExampleEchoes
 	if err != nil {
-		return nil, err
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		// A model that fails, or replies with no usable JSON even when
+		// constrained, must not reach the reader as an error or an answer:
+		// the extractive answer stands in, or the question is refused.
+		p.log.WarnContext(ctx, "answerer failed; falling back", "err", err)
+		tr.Guards.ModelError = citebook.ErrorMessage(err)
+		if p.deps.Fallback == nil {
+			tr.Guards.Fallback = "refusal"
+			tr.Answerability.Answerable = false
+			tr.Answerability.Code, tr.Answerability.Reason = CodeModelFailed, "the language model gave no usable answer"
+			ans.Refused, ans.Answer = true, citation.RefusalMessage
+			emit(onDelta, ans.Answer)
+			return ans, nil
+		}
+		tr.Guards.Fallback = "extractive"
+		if draft, err = p.draft(ctx, p.deps.Fallback, tr, chunks); err != nil {
+			return nil, err
+		}
 	}
 	tr.Model, tr.PromptTokens, tr.OutputTokens = draft.Model, draft.PromptTokens, draft.OutputTokens
 	sw.lap("answer")
@@ -169,4 +185,13 @@ func (p *Pipeline) readable(ctx context.Context, sts []Statement, inContext map[
 		}
 	}
 	return known
+}
+
+// draft runs an answerer, with the pipeline's key-term weights when it
+// takes them.
+func (p *Pipeline) draft(ctx context.Context, a Answerer, tr *Trace, chunks []ContextChunk) (Draft, error) {
+	if wa, ok := a.(WeightedAnswerer); ok && len(tr.Answerability.weights) > 0 {
+		return wa.AnswerWeighted(ctx, tr.Question, chunks, tr.Answerability.weights)
+	}
+	return a.Answer(ctx, tr.Question, chunks)
 }

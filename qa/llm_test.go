@@ -71,6 +71,9 @@ func scriptedServer(t *testing.T, fn script) (*httptest.Server, *atomic.Int32) {
 		}
 		var ps []scriptPassage
 		for _, m := range passageRe.FindAllStringSubmatch(prompt.String(), -1) {
+			if strings.HasPrefix(m[1], "example-") {
+				continue // the prompt's worked example
+			}
 			ps = append(ps, scriptPassage{ID: m[1], Text: m[2]})
 		}
 		question := ""

@@ -68,6 +68,9 @@ type Deps struct {
 	Library  Library
 	Access   Access
 	Answerer Answerer
+	// Fallback answers when Answerer fails or gives no usable reply (the
+	// extractive answerer behind a model); nil refuses instead.
+	Fallback Answerer
 	Planner  Planner
 	Reranker Reranker
 	Tokens   TokenCounter

@@ -114,11 +114,13 @@ func newPipeline(a *app, o answerOptions) (*qa.Pipeline, error) {
 	case "", "none":
 		deps.Answerer = qa.NewExtractive(lexical.Terms)
 	case "openai", "ollama":
-		m, err := qa.OpenModel(qa.ModelConfig{Provider: o.LLM, URL: o.LLMURL, Model: o.LLMModel, Key: o.LLMKey})
+		cfg := qa.ModelConfig{Provider: o.LLM, URL: o.LLMURL, Model: o.LLMModel, Key: o.LLMKey}
+		m, err := qa.OpenModel(cfg)
 		if err != nil {
 			return nil, err
 		}
-		deps.Answerer = qa.NewLLMAnswerer(m, o.answerer())
+		deps.Answerer = qa.NewLLMAnswerer(m, o.answerer()).Constrain(cfg)
+		deps.Fallback = qa.NewExtractive(lexical.Terms)
 		deps.Planner = qa.NewLLMPlanner(m)
 	default:
 		return nil, citebook.Errorf(citebook.EINVALID, "unknown --llm %q (none, openai or ollama)", o.LLM)
