@@ -41,6 +41,11 @@ func contentTerms(terms []string) []string {
 	return out
 }
 
+// ContentTerms drops stopwords and repeats from segmented terms, as
+// support verification compares statements and quotes; exported so
+// evaluation checks support the same way.
+func ContentTerms(terms []string) []string { return contentTerms(terms) }
+
 // termSet is the set of a text's lower-cased terms.
 func termSet(terms []string) map[string]bool {
 	m := make(map[string]bool, len(terms))
