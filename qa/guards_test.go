@@ -289,4 +289,3 @@ func TestSupportCheck(t *testing.T) {
 		})
 	}
 }
-

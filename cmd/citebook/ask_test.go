@@ -86,9 +86,21 @@ func TestAskCommand(t *testing.T) {
 				} `json:"messages"`
 			}
 			require.NoError(t, json.NewDecoder(r.Body).Decode(&req))
-			m := passage.FindStringSubmatch(req.Messages[len(req.Messages)-1].Content)
-			require.NotNil(t, m)
-			quote := strings.SplitAfter(m[2], ". ")[0]
+			ms := passage.FindAllStringSubmatch(req.Messages[len(req.Messages)-1].Content, -1)
+			require.NotEmpty(t, ms)
+			// Quote a sentence that answers: one naming the device tree
+			// and the kernel (verification keeps no answer that does not).
+			m, quote := ms[0], strings.SplitAfter(ms[0][2], ". ")[0]
+		pick:
+			for _, c := range ms {
+				for _, s := range strings.SplitAfter(c[2], ". ") {
+					l := strings.ToLower(s)
+					if strings.Contains(l, "device tree") && strings.Contains(l, "kernel") && len(s) < 400 {
+						m, quote = c, s
+						break pick
+					}
+				}
+			}
 			body, _ := json.Marshal(map[string]any{"statements": []any{map[string]any{
 				"text": quote, "citations": []any{map[string]any{"chunk_id": m[1], "quote": quote}}}}})
 			_ = json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"index": 0,
