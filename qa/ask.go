@@ -105,13 +105,16 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 	p.stillAnswers(&res, tr)
 	if res.Refused {
 		ans.Answer, ans.Refused, ans.Citations = citation.RefusalMessage, true, []citebook.Citation{}
+	} else if lead := procedureLead(tr.Question, tr.Model, ans.Citations); lead != "" {
+		ans.Answer = lead + " " + ans.Answer
+		res.Statements = append([]string{lead}, res.Statements...)
 	}
 	sw.lap("verify")
 
-	if len(res.Citations) > 0 {
-		ids := make([]string, 0, len(res.Citations))
+	if len(ans.Citations) > 0 {
+		ids := make([]string, 0, len(ans.Citations))
 		seen := map[string]bool{}
-		for _, c := range res.Citations {
+		for _, c := range ans.Citations {
 			if !seen[c.ChunkID] {
 				seen[c.ChunkID] = true
 				ids = append(ids, c.ChunkID)

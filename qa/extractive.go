@@ -3,6 +3,7 @@ package qa
 import (
 	"context"
 	"math"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -93,6 +94,7 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 		return d, nil
 	}
 	need := min(e.minTerms, len(weights))
+	quantity := asksQuantity.MatchString(question)
 	var (
 		best      float64
 		bestChunk *chunkSents
@@ -105,12 +107,14 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 			have := map[string]bool{}
 			size := 0
 			prevCov := 0.0
+			numeric := false
 			for j := i; j < min(len(cs.sents), i+e.maxSentence); j++ {
 				s := cs.sents[j]
 				if s.text == "" {
 					break
 				}
 				size += len(s.text)
+				numeric = numeric || hasQuantity(s.text)
 				for t := range s.terms {
 					if weights[t] > 0 {
 						have[t] = true
@@ -129,6 +133,9 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 					continue
 				}
 				score := cov / (1 + rankDiscount*float64(cs.c.Rank-1)) / math.Sqrt(max(1, float64(size)/300))
+				if quantity && numeric {
+					score *= quantityBoost
+				}
 				if score > best {
 					best, bestChunk, bestFrom, bestTo = score, cs, i, j
 				}
@@ -254,3 +261,17 @@ func isCJKRune(r rune) bool {
 // passage: retrieval already weighed the whole chunk against the question,
 // which a few sentences' term overlap cannot see.
 const rankDiscount = 0.1
+
+// asksQuantity matches questions whose answer is a number ("how many",
+// "how much", "几", "多少"): a passage stating a quantity is then the
+// likelier answer than one that only shares the question's words.
+var asksQuantity = regexp.MustCompile(`(?i)\bhow (many|much|long|large|big|often|far)\b|\bwhat (percentage|number|proportion)\b|几|多少|百分之`)
+
+// quantityBoost is the weight given to a passage stating a quantity when
+// the question asks for one.
+const quantityBoost = 1.5
+
+var quantityWord = regexp.MustCompile(`(?i)\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|hundred|thousand|million|billion|half|twice|double)\b|[一二三四五六七八九十百千万两]`)
+
+// hasQuantity reports a number in digits or words.
+func hasQuantity(s string) bool { return quantityWord.MatchString(s) }

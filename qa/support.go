@@ -13,10 +13,16 @@ func (p *Pipeline) contentTerms(s string) []string {
 	return contentTerms(p.deps.Terms(s))
 }
 
+// answerShare is the part of the answerability bar the kept quotes must
+// reach on their own: the context passed the full bar, and a precise
+// answer ("Around 100 datasets are supplied with R") may repeat only a few
+// of the question's words.
+const answerShare = 0.5
+
 // stillAnswers turns a verified answer into a refusal when what survived
 // verification no longer answers: the quotes of the kept statements must
-// hold as much of the question's key terms as the answerability bar asks of
-// the context. A model that answered a different question with genuine,
+// hold a share (answerShare) of what the answerability bar asks of the
+// context. A model that answered a different question with genuine,
 // supporting quotes is caught here.
 func (p *Pipeline) stillAnswers(res *citation.Result, tr *Trace) {
 	a := &tr.Answerability
@@ -50,7 +56,7 @@ func (p *Pipeline) stillAnswers(res *citation.Result, tr *Trace) {
 			n++
 		}
 	}
-	if total == 0 || got/total >= a.Bar {
+	if total == 0 || got/total >= a.Bar*answerShare {
 		return
 	}
 	res.Refused = true
