@@ -65,8 +65,13 @@ type Setup struct {
 	Store    string `json:"store"`
 	Scope    string `json:"scope"`
 	Answerer string `json:"answerer"`
-	Tenant   string `json:"tenant"`
-	Date     string `json:"date"`
+	// MinScore is the vector relevance bar and AnswerCoverage the
+	// answerability bar the run used: both belong to the configuration the
+	// numbers describe (the relevance bar depends on the embedder).
+	MinScore       float64 `json:"min_score,omitempty"`
+	AnswerCoverage float64 `json:"answer_coverage,omitempty"`
+	Tenant         string  `json:"tenant"`
+	Date           string  `json:"date"`
 }
 
 // Config tunes a run. Terms must segment text as the lexical index does

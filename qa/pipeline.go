@@ -181,6 +181,10 @@ func NewPipeline(deps Deps, opts Options) (*Pipeline, error) {
 	return &Pipeline{deps: deps, opts: opts.withDefaults(), log: log}, nil
 }
 
+// Options returns the pipeline's options with defaults applied, so reports
+// can record the bars a run used.
+func (p *Pipeline) Options() Options { return p.opts }
+
 // stopwatch records step timings into a trace.
 type stopwatch struct {
 	tr   *Trace
