@@ -197,15 +197,24 @@ func isCJKTerm(t string) bool {
 // character and every pair; single characters are too ambiguous to weigh,
 // so pairs stand for the words.
 func questionTerms(question string, terms func(string) []string) []string {
-	var out []string
+	var out, functional []string
 	for _, t := range contentTerms(terms(question)) {
 		if isFiller(t) {
 			continue
 		}
-		if isCJKTerm(t) && (utf8.RuneCountInString(t) == 1 || hasFunctionChar(t)) {
+		if isCJKTerm(t) && utf8.RuneCountInString(t) == 1 {
+			continue
+		}
+		if isCJKTerm(t) && hasFunctionChar(t) {
+			functional = append(functional, t)
 			continue
 		}
 		out = append(out, t)
+	}
+	if len(out) == 0 {
+		// A short question such as "什么是“乡里制”？" has only pairs with
+		// a grammatical character; they are then all there is to weigh.
+		return functional
 	}
 	return out
 }

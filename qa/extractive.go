@@ -72,6 +72,12 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 	if nsent == 0 {
 		return d, nil
 	}
+	given := weights != nil
+	if given {
+		// The pipeline's answerability check already found the context
+		// holds enough of the key terms; one rare term may then carry a
+		// passage ("炮身的容量有多大？" is answered by the sentence with 容量).
+	}
 	if weights == nil {
 		weights = map[string]float64{}
 		for _, t := range questionTerms(question, e.terms) {
@@ -94,6 +100,9 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 		return d, nil
 	}
 	need := min(e.minTerms, len(weights))
+	if given {
+		need = min(1, len(weights))
+	}
 	quantity := asksQuantity.MatchString(question)
 	var (
 		best      float64

@@ -61,6 +61,12 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 	sw.lap("embed")
 	n := p.opts.OverFetch * p.k(req)
 	min := p.minScore(req)
+	small := false
+	if p.deps.Stats != nil {
+		if _, size, err := p.deps.Stats.DocFreq(ctx, nil, f); err == nil && size <= n {
+			small = true
+		}
+	}
 	for i, query := range fd.queries {
 		vh, lh, err := p.retrieve(ctx, query, vecs[i], f, n)
 		if err != nil {
@@ -70,7 +76,7 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 		cands := fuse(i, vh, lh, p.opts.RRFK)
 		fd.all = append(fd.all, cands...)
 		sw.lap("fuse")
-		kept, dropped := p.threshold(query, cands, min)
+		kept, dropped := p.threshold(query, cands, min, small)
 		for _, c := range dropped {
 			tr.Dropped = append(tr.Dropped, Dropped{ChunkID: c.chunk.ID, Reason: "below_threshold"})
 		}
