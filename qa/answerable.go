@@ -75,6 +75,8 @@ func isFiller(t string) bool {
 	case "way", "use", "using", "used", "get", "want", "need", "make", "possible", "best", "recommended",
 		"instead", "still", "many", "much", "kind", "thing", "something", "anything", "everything",
 		"happen", "happens", "actually", "really", "know", "like", "one", "two", "go", "see", "let", "say",
+		"answer", "response", "question", "round", "decimal", "unit", "units", "usd", "eur", "percent", "percents",
+		"percentage", "million", "millions", "billion", "billions", "thousand", "thousands",
 		"怎么", "怎样", "什么", "为什", "如何", "哪些", "哪个", "是否", "可以", "能否", "一下", "有没", "没有":
 		return true
 	}
@@ -121,10 +123,22 @@ func classify(question string, terms func(string) []string) map[string]termKind 
 		switch {
 		case digits > 0 && letters == 0:
 			kind = kindNumber
+		case digits > 0 && letters > 0 && !strings.ContainsAny(tok, "_\\:."):
+			// FY2018, Q2, 10-K: the letters are a label books spell many
+			// ways ("fiscal 2018"); the digits are the number to find.
+			for _, d := range digitRuns.FindAllString(tok, -1) {
+				if len(d) >= 2 {
+					out[d] = kindNumber
+				}
+			}
+			continue
 		case utf8.RuneCountInString(tok) <= 2:
 		case strings.ContainsAny(tok, "_\\") || strings.Contains(tok, "::") || strings.Contains(strings.Trim(tok, "."), "."):
 			kind = kindName
-		case innerUpper || upper == letters && letters > 1:
+		case upper == letters && letters > 1:
+			// An acronym (CPU, DPO, USD) is often spelled out in the book
+			// instead: it weighs as a word, its absence proves nothing.
+		case innerUpper:
 			kind = kindName
 		case upper > 0 && !start:
 			kind = kindName
@@ -153,6 +167,8 @@ func classify(question string, terms func(string) []string) map[string]termKind 
 	return out
 }
 
+var digitRuns = regexp.MustCompile(`\d+`)
+
 // sentenceStart reports whether text before a token ends a sentence (or is
 // only space), so a capital there is grammar, not a name.
 func sentenceStart(before string) bool {
@@ -162,6 +178,11 @@ func sentenceStart(before string) bool {
 	}
 	r, _ := utf8.DecodeLastRuneInString(before)
 	return strings.ContainsRune(".!?:。！？：", r)
+}
+
+// isMixed reports a term of letters and digits (fy2018).
+func isMixed(t string) bool {
+	return strings.IndexFunc(t, unicode.IsDigit) >= 0 && strings.IndexFunc(t, unicode.IsLetter) >= 0
 }
 
 func isAllDigits(s string) bool {
@@ -238,10 +259,22 @@ func hasFunctionChar(t string) bool {
 // the books do not cover the question.
 func (p *Pipeline) keyTerms(ctx context.Context, question string, lib, f citebook.Filter) ([]keyTerm, int) {
 	cands := questionTerms(question, p.deps.Terms)
+	kinds := classify(question, p.deps.Terms)
+	have := map[string]bool{}
+	for _, t := range cands {
+		have[t] = true
+	}
+	var extra []string
+	for t, k := range kinds {
+		if k == kindNumber && !have[t] {
+			extra = append(extra, t) // the digits of FY2018
+		}
+	}
+	sort.Strings(extra)
+	cands = append(cands, extra...)
 	if len(cands) == 0 {
 		return nil, 0
 	}
-	kinds := classify(question, p.deps.Terms)
 	df := make([]int, len(cands))
 	n := 0
 	if p.deps.Stats != nil {
@@ -261,6 +294,9 @@ func (p *Pipeline) keyTerms(ctx context.Context, question string, lib, f citeboo
 		}
 		out := make([]keyTerm, 0, len(cands))
 		for i, t := range cands {
+			if df[i] == 0 && isMixed(t) {
+				continue // "fy2018" absent: its digits are weighed on their own
+			}
 			w := 1.0
 			if wn > 0 {
 				w = idf(wdf[i], wn)

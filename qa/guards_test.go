@@ -114,7 +114,9 @@ func TestGuardInDomainUnanswerable(t *testing.T) {
 				code string
 			}{
 				{"How do I merge two data frames on a shared ID column so that matching rows are combined, like a database join?", CodeLowCoverage},
-				{"How can I run a slow computation in parallel on several CPU cores in R?", CodeNeverMentioned},
+				// CPU is an acronym: books spell those out, so its absence
+				// alone proves nothing and coverage decides.
+				{"How can I run a slow computation in parallel on several CPU cores in R?", CodeLowCoverage},
 				{"How do I convert a string such as \"2023-03-15\" into a date in R?", CodeNeverMentioned},
 			} {
 				ans, err := p.Ask(context.Background(), alice, Request{Question: tt.q}, nil)
@@ -137,11 +139,11 @@ func TestGuardInDomainUnanswerable(t *testing.T) {
 func TestGuardNeverMentionedReason(t *testing.T) {
 	lib := shared(t)
 	p := lib.pipeline(t, NewExtractive(lexical.Terms), Options{})
-	a, err := p.Ask(context.Background(), alice, Request{Question: "How do I run R code on a GPU with CUDA?"}, nil)
+	a, err := p.Ask(context.Background(), alice, Request{Question: "How do I train a neural network with TensorFlow from my R session?"}, nil)
 	require.NoError(t, err)
 	require.True(t, a.Refused)
 	require.Equal(t, CodeNeverMentioned, a.Trace.Answerability.Code)
-	require.Contains(t, a.Trace.Answerability.Reason, "“cuda”")
+	require.Contains(t, a.Trace.Answerability.Reason, "“tensorflow”")
 	require.Contains(t, a.Trace.Answerability.Reason, "the book never mentions")
 }
 
