@@ -387,7 +387,11 @@ func citedSentences(answer string) map[int][]citedSentence {
 		if loc == nil {
 			return out
 		}
-		st := citedSentence{text: strings.TrimSpace(rest[:loc[0]])}
+		text := rest[:loc[0]]
+		if i := strings.LastIndex(text, "\n\n"); i >= 0 {
+			text = text[i+2:] // a lead paragraph ("The book covers this in …:") is no statement
+		}
+		st := citedSentence{text: strings.TrimSpace(text)}
 		for _, m := range regexp.MustCompile(`\d+`).FindAllString(rest[loc[0]:loc[1]], -1) {
 			n, _ := strconv.Atoi(m)
 			st.cites = append(st.cites, n)

@@ -2,6 +2,7 @@ package qa
 
 import (
 	"context"
+	"strings"
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/citation"
@@ -106,8 +107,10 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 	if res.Refused {
 		ans.Answer, ans.Refused, ans.Citations = citation.RefusalMessage, true, []citebook.Citation{}
 	} else if lead := procedureLead(tr.Question, tr.Model, ans.Citations); lead != "" {
-		ans.Answer = lead + " " + ans.Answer
-		res.Statements = append([]string{lead}, res.Statements...)
+		// Its own paragraph: it introduces the quoted statements and is
+		// not one of them.
+		ans.Answer = lead + "\n\n" + ans.Answer
+		res.Statements = append([]string{lead + "\n\n"}, res.Statements...)
 	}
 	sw.lap("verify")
 
@@ -128,7 +131,7 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 		emit(onDelta, ans.Answer)
 	} else {
 		for i, s := range res.Statements {
-			if i > 0 {
+			if i > 0 && !strings.HasSuffix(res.Statements[i-1], "\n") {
 				s = " " + s
 			}
 			emit(onDelta, s)
