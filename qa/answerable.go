@@ -72,7 +72,7 @@ type keyTerm struct {
 // dropped before the key terms are weighed.
 func isFiller(t string) bool {
 	switch t {
-	case "way", "use", "using", "used", "get", "want", "need", "make", "possible", "best", "recommended",
+	case "way", "use", "using", "used", "get", "want", "need", "make", "possible",
 		"instead", "still", "many", "much", "kind", "thing", "something", "anything", "everything",
 		"happen", "happens", "actually", "really", "know", "like", "one", "two", "go", "see", "let", "say",
 		"answer", "response", "question", "round", "decimal", "unit", "units", "usd", "eur", "percent", "percents",
