@@ -24,14 +24,34 @@ import (
 //
 // Files that cannot be read (empty, truncated, encrypted, image-only) are
 // EINVALID errors; malformed content never panics.
-func ParsePDF(ctx context.Context, r io.ReaderAt, size int64) (doc *Document, err error) {
+//
+// ParsePDF works within DefaultLimits; Limits.Parse takes others.
+func ParsePDF(ctx context.Context, r io.ReaderAt, size int64) (*Document, error) {
+	l := DefaultLimits()
+	ctx, cancel := l.withDeadline(ctx)
+	defer cancel()
+	doc, err := parsePDF(ctx, r, size, l)
+	if err != nil && ctx.Err() != nil {
+		return nil, l.deadlineError(ctx)
+	}
+	return doc, err
+}
+
+// parsePDF parses within lim until ctx ends. Every read of the file checks
+// ctx, so even work inside the PDF library stops; a limit passed or the end
+// of ctx is reported rather than the damage it left behind.
+func parsePDF(ctx context.Context, r io.ReaderAt, size int64, lim Limits) (doc *Document, err error) {
+	budget := newDocBudget(ctx, lim)
 	defer func() {
 		if err != nil {
+			if berr := budget.check(); berr != nil {
+				err = berr
+			}
 			doc = nil
 		}
 	}()
 	defer guard(citebook.FormatPDF, &err)
-	x, err := openPDFReader(r, size)
+	x, err := openPDFReader(ctxReaderAt{ctx: ctx, r: r}, size, budget)
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +60,7 @@ func ParsePDF(ctx context.Context, r io.ReaderAt, size int64) (doc *Document, er
 
 // newPDFExtractor checks the file is a readable PDF and indexes its pages.
 func newPDFExtractor(r io.ReaderAt, size int64) (*pdfExtractor, error) {
-	x, err := openPDFReader(r, size)
+	x, err := openPDFReader(r, size, newDocBudget(context.Background(), Limits{}))
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +71,7 @@ func newPDFExtractor(r io.ReaderAt, size int64) (*pdfExtractor, error) {
 }
 
 // openPDFReader checks the file is a readable PDF; its pages are not indexed yet.
-func openPDFReader(r io.ReaderAt, size int64) (*pdfExtractor, error) {
+func openPDFReader(r io.ReaderAt, size int64, budget *docBudget) (*pdfExtractor, error) {
 	if size <= 0 {
 		return nil, citebook.Errorf(citebook.EINVALID, "PDF file is empty")
 	}
@@ -70,7 +90,7 @@ func openPDFReader(r io.ReaderAt, size int64) (*pdfExtractor, error) {
 		}
 		return nil, citebook.Wrap(err, citebook.EINVALID, "PDF file is corrupt")
 	}
-	return &pdfExtractor{r: rd, root: rd.Trailer().Key("Root"), glyphCache: newFontCache()}, nil
+	return &pdfExtractor{r: rd, root: rd.Trailer().Key("Root"), glyphCache: newFontCacheBudget(budget), budget: budget}, nil
 }
 
 // hasEncryptDict looks for an /Encrypt entry near the end of the file, where
@@ -98,17 +118,30 @@ type pdfExtractor struct {
 	glyphCache *fontCache
 	// badPages counts pages whose content stream could not be read whole.
 	badPages atomic.Int64
+	// budget bounds the document's decoding, operators and text.
+	budget *docBudget
 }
 
 // glyphs is the one place page text is decoded. A page whose content stream
 // breaks part-way keeps the glyphs read before the break: one damaged page
 // should not make a whole book unreadable.
-func (x *pdfExtractor) glyphs(p pdf.Page) []pdf.Text {
-	g, err := x.glyphCache.pageGlyphs(p)
+// A limit passed stops the document instead: glyphs returns its error.
+func (x *pdfExtractor) glyphs(p pdf.Page) ([]pdf.Text, error) {
+	g, err := x.glyphCache.pageGlyphsShared(p)
+	if berr := x.budget.check(); berr != nil {
+		return nil, berr
+	}
 	if err != nil {
 		x.badPages.Add(1)
 	}
-	return g
+	n := 0
+	for _, t := range g {
+		n += len(t.S)
+	}
+	if err := x.budget.addText(int64(n)); err != nil {
+		return nil, err
+	}
+	return g, nil
 }
 
 // loadPages walks the page tree once, recording each page and the reference
@@ -305,7 +338,12 @@ func (x *pdfExtractor) layoutPages(ctx context.Context) ([][]pdfLine, error) {
 					errs[w] = err
 					return
 				}
-				out[i] = layoutPage(x.glyphs(x.pages[i]), fonts)
+				g, err := x.glyphs(x.pages[i])
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				out[i] = layoutPage(g, fonts)
 			}
 		}()
 	}

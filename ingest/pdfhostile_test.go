@@ -1,0 +1,169 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/internal/hostile"
+)
+
+// The hostile files of issue 10, built once per test binary.
+var (
+	flateBombPDF = sync.OnceValue(func() []byte {
+		var b bytes.Buffer
+		hostile.FlateBomb(&b, 1<<30)
+		return b.Bytes()
+	})
+	sharedStreamPDF = sync.OnceValue(func() []byte {
+		var b bytes.Buffer
+		hostile.SharedStream(&b, 20000, 16<<20)
+		return b.Bytes()
+	})
+)
+
+// TestParsePDFFlateBomb: a content stream inflating to 1 GiB is refused with
+// a clear error once it passes the per-stream budget, instead of being
+// inflated whole.
+func TestParsePDFFlateBomb(t *testing.T) {
+	data := flateBombPDF()
+	t.Logf("bomb: %d bytes", len(data))
+	_, err := Parse(context.Background(), "bomb.pdf", bytes.NewReader(data), int64(len(data)))
+	if citebook.ErrorCode(err) != citebook.ETOOLARGE || !strings.Contains(citebook.ErrorMessage(err), "MiB") {
+		t.Fatalf("err %v (code %q), want too_large naming the limit", err, citebook.ErrorCode(err))
+	}
+	// A smaller per-document budget trips first on a stream under the
+	// per-stream one.
+	lim := Limits{MaxStreamBytes: 2 << 30, MaxDecodedBytes: 8 << 20}
+	_, err = lim.Parse(context.Background(), "bomb.pdf", bytes.NewReader(data), int64(len(data)))
+	if citebook.ErrorCode(err) != citebook.ETOOLARGE || !strings.Contains(citebook.ErrorMessage(err), "document") {
+		t.Fatalf("err %v, want too_large for the document budget", err)
+	}
+}
+
+// TestParsePDFSharedStream: 20,000 pages drawing one 16 MiB content stream
+// finish well within the deadline, because the stream is decoded and
+// interpreted once, and every page keeps its one line of text.
+func TestParsePDFSharedStream(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 20,000-page PDF")
+	}
+	data := sharedStreamPDF()
+	t.Logf("shared stream: %d bytes", len(data))
+	lim := Limits{Timeout: 90 * time.Second}
+	doc, err := lim.Parse(context.Background(), "shared.pdf", bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Pages != 20000 {
+		t.Fatalf("pages %d, want 20000", doc.Pages)
+	}
+	blocks := 0
+	for _, s := range doc.Sections {
+		blocks += len(s.Blocks)
+	}
+	if blocks != 20000 {
+		t.Errorf("%d blocks, want one per page", blocks)
+	}
+}
+
+// manyStreamsPDF has pages pages, each with its own content stream of ops
+// drawing operators after one line of text: slow to interpret on purpose.
+func manyStreamsPDF(pages, ops int) []byte {
+	body := "BT /F1 12 Tf 72 700 Td (Page text.) Tj ET\n" + strings.Repeat("0 0 m 10 10 l S\n", ops)
+	objs := []string{"<< /Type /Catalog /Pages 2 0 R >>", "", "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"}
+	var kids []string
+	for i := range pages {
+		kids = append(kids, strconv.Itoa(4+2*i)+" 0 R")
+		objs = append(objs,
+			"<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 3 0 R >> >> /Contents "+strconv.Itoa(5+2*i)+" 0 R >>",
+			"<< /Length "+strconv.Itoa(len(body))+" >>\nstream\n"+body+"\nendstream")
+	}
+	objs[1] = "<< /Type /Pages /Kids [" + strings.Join(kids, " ") + "] /Count " + strconv.Itoa(pages) + " >>"
+	return buildPDF(objs, "")
+}
+
+// TestParsePDFBudgets: the operator and text budgets stop a parse with a
+// clear error, and the deadline stops it as well.
+func TestParsePDFBudgets(t *testing.T) {
+	data := manyStreamsPDF(20, 2000)
+	cases := []struct {
+		name string
+		lim  Limits
+		msg  string
+	}{
+		{"operators", Limits{MaxOperators: 10000}, "operators"},
+		{"text", Limits{MaxTextBytes: 100}, "text"},
+		{"stream", Limits{MaxStreamBytes: 1000}, "stream"},
+		{"deadline", Limits{Timeout: time.Nanosecond}, "did not finish"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := c.lim.Parse(context.Background(), "x.pdf", bytes.NewReader(data), int64(len(data)))
+			if citebook.ErrorCode(err) != citebook.ETOOLARGE || !strings.Contains(citebook.ErrorMessage(err), c.msg) {
+				t.Fatalf("err %v (code %q), want too_large mentioning %q", err, citebook.ErrorCode(err), c.msg)
+			}
+		})
+	}
+	if _, err := (Limits{}).Parse(context.Background(), "x.pdf", bytes.NewReader(data), int64(len(data))); err != nil {
+		t.Fatalf("default limits: %v", err)
+	}
+}
+
+// TestParsePDFCancelPrompt: cancelling a running parse makes it return
+// promptly with the cancellation, not after the work is done.
+func TestParsePDFCancelPrompt(t *testing.T) {
+	data := manyStreamsPDF(400, 60000) // several seconds of interpreting
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		_, err := Parse(ctx, "slow.pdf", bytes.NewReader(data), int64(len(data)))
+		done <- err
+	}()
+	time.Sleep(200 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) || citebook.ErrorCode(err) != citebook.EUNAVAILABLE {
+			t.Fatalf("err %v, want the cancellation", err)
+		}
+		t.Logf("returned %v after start", time.Since(start))
+	case <-time.After(5 * time.Second):
+		t.Fatal("parse still running 5 s after cancel")
+	}
+}
+
+// TestParsePDFOneLinePerPage: a real PDF with a single line of text on each
+// page is text, not "scanned images only", even though every page's only
+// line sits at both its top and bottom edge.
+func TestParsePDFOneLinePerPage(t *testing.T) {
+	objs := []string{"<< /Type /Catalog /Pages 2 0 R >>", "", "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"}
+	var kids []string
+	const pages = 6
+	for i := range pages {
+		body := "BT /F1 12 Tf 72 700 Td (Line " + strconv.Itoa(i+1) + " is all the text of its page.) Tj ET"
+		kids = append(kids, strconv.Itoa(4+2*i)+" 0 R")
+		objs = append(objs,
+			"<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 3 0 R >> >> /Contents "+strconv.Itoa(5+2*i)+" 0 R >>",
+			"<< /Length "+strconv.Itoa(len(body))+" >>\nstream\n"+body+"\nendstream")
+	}
+	objs[1] = "<< /Type /Pages /Kids [" + strings.Join(kids, " ") + "] /Count " + strconv.Itoa(pages) + " >>"
+	data := buildPDF(objs, "")
+	doc, err := ParsePDF(context.Background(), bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := FullText(doc)
+	for i := range pages {
+		if !strings.Contains(text, "Line "+strconv.Itoa(i+1)+" is all the text") {
+			t.Errorf("page %d's line missing from %q", i+1, text)
+		}
+	}
+}
