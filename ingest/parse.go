@@ -69,6 +69,7 @@ func (l Limits) parse(ctx context.Context, name string, r io.ReaderAt, size int6
 	if _, err := r.ReadAt(data, 0); err != nil && !errors.Is(err, io.EOF) {
 		return nil, citebook.Wrap(err, citebook.EINVALID, "cannot read file")
 	}
+	data = decodeBOM(data)
 	if format == citebook.FormatMarkdown {
 		return ParseMarkdown(ctx, data)
 	}
@@ -111,12 +112,14 @@ func detectFormat(name string, head []byte, r io.ReaderAt, size int64) (citebook
 		return "", citebook.Errorf(citebook.EINVALID, "%s is named .pdf but is not a PDF file", name)
 	case ".epub":
 		return "", citebook.Errorf(citebook.EINVALID, "%s is named .epub but is not a zip archive", name)
-	case ".md", ".markdown", ".mdown", ".mkd":
-		return citebook.FormatMarkdown, nil
-	case ".txt", ".text", "":
-		if textual(head) {
+	case ".md", ".markdown", ".mdown", ".mkd", ".txt", ".text", "":
+		if !hasUTF16BOM(head) && !textual(head) {
+			return "", citebook.Errorf(citebook.EINVALID, "%s is a binary file, not text; citebook reads %s", name, supported)
+		}
+		if ext == ".txt" || ext == ".text" || ext == "" {
 			return citebook.FormatText, nil
 		}
+		return citebook.FormatMarkdown, nil
 	}
 	return "", citebook.Errorf(citebook.EINVALID, "unsupported format %q; citebook reads %s", ext, supported)
 }

@@ -112,6 +112,10 @@ type pdfExtractor struct {
 	r         *pdf.Reader
 	root      pdf.Value
 	pages     []pdf.Page
+	// inherited holds each page's resources from its ancestors, found on
+	// the walk: Page.Resources climbs the /Parent chain instead, resolving
+	// (and re-parsing) every ancestor with all its kids, per page.
+	inherited []pdf.Value
 	pageByRef map[string]int // "12 0 R" → physical page, for outline destinations
 	names     *nameNode      // the /Dests name tree, loaded as it is searched
 	// glyphCache decodes page text with the document's fonts parsed once.
@@ -126,8 +130,12 @@ type pdfExtractor struct {
 // breaks part-way keeps the glyphs read before the break: one damaged page
 // should not make a whole book unreadable.
 // A limit passed stops the document instead: glyphs returns its error.
-func (x *pdfExtractor) glyphs(p pdf.Page) ([]pdf.Text, error) {
-	g, err := x.glyphCache.pageGlyphsShared(p)
+func (x *pdfExtractor) glyphs(i int) ([]pdf.Text, error) {
+	var inherited pdf.Value
+	if i < len(x.inherited) {
+		inherited = x.inherited[i]
+	}
+	g, err := x.glyphCache.pageGlyphsShared(x.pages[i], inherited)
 	if berr := x.budget.check(); berr != nil {
 		return nil, berr
 	}
@@ -148,7 +156,7 @@ func (x *pdfExtractor) glyphs(p pdf.Page) ([]pdf.Text, error) {
 // that names it.
 func (x *pdfExtractor) loadPages() error {
 	x.pageByRef = map[string]int{}
-	var walk func(node pdf.Value, ref string, depth int)
+	var walk func(node pdf.Value, ref string, depth int, inherited pdf.Value)
 	// A malformed tree may list a node twice or contain a cycle; each
 	// reference is visited once and the walk stops at the declared count.
 	limit := int(x.root.Key("Pages").Key("Count").Int64())
@@ -157,7 +165,7 @@ func (x *pdfExtractor) loadPages() error {
 	}
 	seen := map[string]bool{}
 	visits := 0
-	walk = func(node pdf.Value, ref string, depth int) {
+	walk = func(node pdf.Value, ref string, depth int, inherited pdf.Value) {
 		visits++
 		if depth > 64 || len(x.pages) >= limit || visits > 4*limit+64 {
 			return
@@ -170,13 +178,16 @@ func (x *pdfExtractor) loadPages() error {
 		}
 		kids := node.Key("Kids")
 		if node.Key("Type").Name() == "Pages" || kids.Kind() == pdf.Array && node.Key("Type").Name() != "Page" {
+			if r := node.Key("Resources"); !r.IsNull() {
+				inherited = r
+			}
 			refs := refKeys(kids)
 			for i := 0; i < kids.Len(); i++ {
 				r := ""
 				if len(refs) == kids.Len() {
 					r = refs[i]
 				}
-				walk(kids.Index(i), r, depth+1)
+				walk(kids.Index(i), r, depth+1, inherited)
 			}
 			return
 		}
@@ -184,11 +195,12 @@ func (x *pdfExtractor) loadPages() error {
 			return
 		}
 		x.pages = append(x.pages, pdf.Page{V: node})
+		x.inherited = append(x.inherited, inherited)
 		if ref != "" {
 			x.pageByRef[ref] = len(x.pages)
 		}
 	}
-	walk(x.root.Key("Pages"), "", 0)
+	walk(x.root.Key("Pages"), "", 0, pdf.Value{})
 	if len(x.pages) == 0 {
 		return citebook.Errorf(citebook.EINVALID, "PDF file has no pages")
 	}
@@ -338,7 +350,7 @@ func (x *pdfExtractor) layoutPages(ctx context.Context) ([][]pdfLine, error) {
 					errs[w] = err
 					return
 				}
-				g, err := x.glyphs(x.pages[i])
+				g, err := x.glyphs(i)
 				if err != nil {
 					errs[w] = err
 					return

@@ -84,26 +84,25 @@ func (c *fontCache) readStreamData(v pdf.Value) []byte {
 // streamReader decodes a stream, as fontCache.readStreamData does.
 type streamReader func(pdf.Value) []byte
 
-// contentKey identifies what a page draws: its content stream(s) (a
-// stream prints as its header and file offset, an array as its
-// references) and its resources.
-func contentKey(p pdf.Page) string {
-	return p.V.Key("Contents").String() + "\x00" + p.Resources().String()
-}
-
 // pageGlyphsShared is pageGlyphs for pages of a document: content several
 // pages share is decoded and interpreted once. Callers get their own copy.
-func (c *fontCache) pageGlyphsShared(p pdf.Page) ([]pdf.Text, error) {
-	key := func() (k string) {
+// inherited are the resources the page's ancestors give it. What a page
+// draws is identified by its content stream(s) (a stream prints as its
+// header and file offset, an array as its references) and its resources.
+func (c *fontCache) pageGlyphsShared(p pdf.Page, inherited pdf.Value) ([]pdf.Text, error) {
+	res, key, err := func() (res pdf.Value, key string, err error) {
 		defer func() {
-			if recover() != nil {
-				k = ""
+			if r := recover(); r != nil {
+				err = citebook.Wrap(fmt.Errorf("%v", r), citebook.EINVALID, "unreadable PDF page")
 			}
 		}()
-		return contentKey(p)
+		if res = p.V.Key("Resources"); res.IsNull() {
+			res = inherited
+		}
+		return res, p.V.Key("Contents").String() + "\x00" + res.String(), nil
 	}()
-	if key == "" {
-		return c.pageGlyphs(p)
+	if err != nil {
+		return nil, err
 	}
 	c.mu.Lock()
 	e, seen := c.shared[key]
@@ -115,9 +114,9 @@ func (c *fontCache) pageGlyphsShared(p pdf.Page) ([]pdf.Text, error) {
 	}
 	c.mu.Unlock()
 	if e == nil {
-		return c.pageGlyphs(p)
+		return c.pageGlyphsRes(p, res)
 	}
-	e.once.Do(func() { e.glyphs, e.err = c.pageGlyphs(p) })
+	e.once.Do(func() { e.glyphs, e.err = c.pageGlyphsRes(p, res) })
 	return slices.Clone(e.glyphs), e.err
 }
 
@@ -129,6 +128,25 @@ func (c *fontCache) pageGlyphsShared(p pdf.Page) ([]pdf.Text, error) {
 // are not returned but still advance the pen. It never panics: a malformed
 // page yields an error (with whatever glyphs were read before it).
 func (c *fontCache) pageGlyphs(p pdf.Page) (glyphs []pdf.Text, err error) {
+	var res pdf.Value
+	if !p.V.IsNull() {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					err = citebook.Wrap(fmt.Errorf("%v", r), citebook.EINVALID, "unreadable PDF page resources")
+				}
+			}()
+			res = p.Resources()
+		}()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c.pageGlyphsRes(p, res)
+}
+
+// pageGlyphsRes is pageGlyphs with the page's resources already found.
+func (c *fontCache) pageGlyphsRes(p pdf.Page, res pdf.Value) (glyphs []pdf.Text, err error) {
 	in := &csInterp{cache: c}
 	defer func() {
 		if r := recover(); r != nil {
@@ -161,7 +179,7 @@ func (c *fontCache) pageGlyphs(p pdf.Page) (glyphs []pdf.Text, err error) {
 		return nil, err
 	}
 	in.out = make([]pdf.Text, 0, min(len(data)/8, 1<<16))
-	in.run(data, newCSResources(p.Resources()), csIdentity, 0)
+	in.run(data, newCSResources(res), csIdentity, 0)
 	if in.err == nil {
 		in.err = c.budget.addOps(in.ops % csOpsBatch)
 	}

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"bytes"
+	"compress/zlib"
 	"context"
 	"errors"
 	"strconv"
@@ -73,17 +74,22 @@ func TestParsePDFSharedStream(t *testing.T) {
 	}
 }
 
-// manyStreamsPDF has pages pages, each with its own content stream of ops
-// drawing operators after one line of text: slow to interpret on purpose.
+// manyStreamsPDF has pages pages, each with its own Flate content stream
+// of ops drawing operators after one line of text: slow to interpret on
+// purpose, yet small.
 func manyStreamsPDF(pages, ops int) []byte {
 	body := "BT /F1 12 Tf 72 700 Td (Page text.) Tj ET\n" + strings.Repeat("0 0 m 10 10 l S\n", ops)
+	var z bytes.Buffer
+	zw := zlib.NewWriter(&z)
+	zw.Write([]byte(body))
+	zw.Close()
 	objs := []string{"<< /Type /Catalog /Pages 2 0 R >>", "", "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"}
 	var kids []string
 	for i := range pages {
 		kids = append(kids, strconv.Itoa(4+2*i)+" 0 R")
 		objs = append(objs,
 			"<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 3 0 R >> >> /Contents "+strconv.Itoa(5+2*i)+" 0 R >>",
-			"<< /Length "+strconv.Itoa(len(body))+" >>\nstream\n"+body+"\nendstream")
+			"<< /Length "+strconv.Itoa(z.Len())+" /Filter /FlateDecode >>\nstream\n"+z.String()+"\nendstream")
 	}
 	objs[1] = "<< /Type /Pages /Kids [" + strings.Join(kids, " ") + "] /Count " + strconv.Itoa(pages) + " >>"
 	return buildPDF(objs, "")

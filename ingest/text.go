@@ -26,10 +26,11 @@ func ParseText(ctx context.Context, data []byte) (doc *Document, err error) {
 	if len(data) == 0 {
 		return nil, citebook.Errorf(citebook.EINVALID, "empty file")
 	}
+	data = decodeBOM(data) // UTF-16 files with a byte-order mark
 	if !utf8.Valid(data) {
 		// Older plain-text books are often Latin-1 / Windows-1252.
 		if !looksText(data) {
-			return nil, citebook.Errorf(citebook.EINVALID, "file is not text")
+			return nil, citebook.Errorf(citebook.EINVALID, "binary file, not text")
 		}
 		if dec, err := charmap.Windows1252.NewDecoder().Bytes(data); err == nil {
 			data = dec
