@@ -23,3 +23,10 @@ func (p IngestPreviewer) Preview(ctx context.Context, name string, r io.ReaderAt
 	parents, chunks := ingest.Split(doc, "preview", p.Tokenizer, p.Options)
 	return Preview{Title: doc.Title, Format: doc.Format, Language: doc.Language, Pages: doc.Pages, Parents: parents, Chunks: chunks}, nil
 }
+
+// Sniff refuses files that are plainly not readable books (empty, binary,
+// password-protected) before an upload is stored: the same checks Parse
+// starts with, without reading the content.
+func (p IngestPreviewer) Sniff(ctx context.Context, name string, r io.ReaderAt, size int64) error {
+	return ingest.Sniff(ctx, name, r, size)
+}
