@@ -2,9 +2,13 @@ package ingest
 
 import (
 	"bytes"
+	"compress/zlib"
 	"context"
 	"os"
+	"runtime"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/internal/corpus"
@@ -39,7 +43,7 @@ func FuzzParsePDF(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		doc, err := ParsePDF(context.Background(), bytes.NewReader(data), int64(len(data)))
 		if err != nil {
-			if code := citebook.ErrorCode(err); code != citebook.EINVALID && code != citebook.EUNAVAILABLE {
+			if code := citebook.ErrorCode(err); code != citebook.EINVALID && code != citebook.EUNAVAILABLE && code != citebook.ETOOLARGE {
 				t.Fatalf("error with code %q: %v", code, err)
 			}
 			return
@@ -54,6 +58,55 @@ func FuzzParsePDF(f *testing.F) {
 						t.Fatalf("bad page span %+v (text %d bytes, %d pages)", sp, len(b.Text), doc.Pages)
 					}
 				}
+			}
+		}
+	})
+}
+
+// FuzzPDFStreamDecode puts fuzzed bytes, raw or as a zlib stream, into a
+// page's content stream under small limits. Invariant: decoding never
+// holds more than the per-stream budget (checked on the heap) and the
+// result is a document or a coded error — a limit passed is too_large.
+func FuzzPDFStreamDecode(f *testing.F) {
+	f.Add([]byte("BT /F1 12 Tf 72 700 Td (Hello) Tj ET"), false, uint16(40))
+	f.Add([]byte("BT /F1 12 Tf 72 700 Td (Hello) Tj ET"), true, uint16(3))
+	f.Add(make([]byte, 4096), true, uint16(1000))                         // zeros: a little bomb
+	f.Add([]byte("q 1 0 0 1 0 0 cm /X0 Do Q 0 0 m S"), true, uint16(500)) // forms and ops
+	f.Fuzz(func(t *testing.T, data []byte, compress bool, repeat uint16) {
+		const streamCap = 1 << 20
+		plain := bytes.Repeat(data, int(repeat)%2048+1)
+		body, filter := plain, ""
+		if compress {
+			var z bytes.Buffer
+			zw := zlib.NewWriter(&z)
+			zw.Write(plain)
+			zw.Close()
+			body, filter = z.Bytes(), " /Filter /FlateDecode"
+		}
+		pdfData := buildPDF([]string{
+			"<< /Type /Catalog /Pages 2 0 R >>",
+			"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+			"<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 5 0 R >> /XObject << /X0 4 0 R >> >> /Contents 4 0 R >>",
+			"<< /Length " + strconv.Itoa(len(body)) + filter + " /Subtype /Form >>\nstream\n" + string(body) + "\nendstream",
+			"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+		}, "")
+		lim := Limits{MaxStreamBytes: streamCap, MaxDecodedBytes: 4 * streamCap, MaxOperators: 200_000, Timeout: 20 * time.Second}
+		var before runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := lim.Parse(context.Background(), "f.pdf", bytes.NewReader(pdfData), int64(len(pdfData)))
+		var after runtime.MemStats
+		runtime.ReadMemStats(&after)
+		if grew := int64(after.TotalAlloc - before.TotalAlloc); grew > 64*streamCap+int64(64*len(plain)) {
+			t.Fatalf("parse allocated %d MiB for a %d-byte stream", grew>>20, len(plain))
+		}
+		if len(plain) > streamCap && citebook.ErrorCode(err) != citebook.ETOOLARGE {
+			t.Fatalf("stream of %d bytes over the %d cap: err %v", len(plain), streamCap, err)
+		}
+		if err != nil {
+			switch citebook.ErrorCode(err) {
+			case citebook.EINVALID, citebook.ETOOLARGE:
+			default:
+				t.Fatalf("error with code %q: %v", citebook.ErrorCode(err), err)
 			}
 		}
 	})

@@ -162,3 +162,12 @@ func TestParseCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestParseCommandDeadline: --parse-timeout bounds the parse and says so.
+func TestParseCommandDeadline(t *testing.T) {
+	bin := buildCitebook(t)
+	_, stderr, code := runCitebook(t, bin, "parse", "--parse-timeout", "1ms", corpus.Path(t, "books/debian-reference.en.pdf"))
+	if code == 0 || !strings.Contains(stderr, "did not finish within 1ms") {
+		t.Fatalf("exit %d, stderr %q; want the deadline error", code, stderr)
+	}
+}
