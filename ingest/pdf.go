@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
 
 	"github.com/citebook/citebook"
 	"github.com/ledongthuc/pdf"
@@ -81,9 +82,21 @@ func openPDFReader(r io.ReaderAt, size int64, budget *docBudget) (*pdfExtractor,
 		return nil, citebook.Errorf(citebook.EINVALID, "not a PDF file: no %%PDF header")
 	}
 	rd, err := pdf.NewReader(r, size)
+	if err != nil && !errors.Is(err, pdf.ErrInvalidPassword) && hasEncryptDict(r, size) {
+		// AES-256 (V5), which the library does not decrypt.
+		if data, derr := decryptAES256(r, size); derr == nil {
+			var plain io.ReaderAt = bytes.NewReader(data)
+			if cr, ok := r.(ctxReaderAt); ok {
+				plain = ctxReaderAt{ctx: cr.ctx, r: plain}
+			}
+			rd, err = pdf.NewReader(plain, size)
+		} else if errors.Is(derr, errPDFPassword) {
+			err = derr
+		}
+	}
 	if err != nil {
 		switch {
-		case errors.Is(err, pdf.ErrInvalidPassword) || strings.Contains(err.Error(), "encrypt") || hasEncryptDict(r, size):
+		case errors.Is(err, pdf.ErrInvalidPassword) || errors.Is(err, errPDFPassword) || strings.Contains(err.Error(), "encrypt") || hasEncryptDict(r, size):
 			return nil, citebook.Wrap(err, citebook.EINVALID, "PDF file is encrypted; remove the password and upload it again")
 		case strings.Contains(err.Error(), "EOF"), strings.Contains(err.Error(), "startxref"):
 			return nil, citebook.Wrap(err, citebook.EINVALID, "PDF file is truncated or corrupt")
@@ -372,7 +385,14 @@ func (x *pdfExtractor) layoutPages(ctx context.Context) ([][]pdfLine, error) {
 // title prefers the document information title and falls back to the
 // largest text near the top of the first page with text.
 func (x *pdfExtractor) title(pageLines [][]pdfLine, body float64) string {
-	t := strings.Join(strings.Fields(x.r.Trailer().Key("Info").Key("Title").Text()), " ")
+	// Control characters are dropped: the library leaves AES-128 padding
+	// (bytes 1–16) on the strings it decrypts.
+	t := strings.Join(strings.Fields(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, x.r.Trailer().Key("Info").Key("Title").Text())), " ")
 	l := strings.ToLower(t)
 	if t != "" && !strings.HasSuffix(l, ".dvi") && !strings.HasSuffix(l, ".doc") && !strings.HasSuffix(l, ".docx") &&
 		!strings.HasSuffix(l, ".tex") && !strings.HasPrefix(l, "microsoft word") && l != "untitled" {

@@ -5,6 +5,7 @@ import (
 	"compress/zlib"
 	"context"
 	"errors"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -171,5 +172,46 @@ func TestParsePDFOneLinePerPage(t *testing.T) {
 		if !strings.Contains(text, "Line "+strconv.Itoa(i+1)+" is all the text") {
 			t.Errorf("page %d's line missing from %q", i+1, text)
 		}
+	}
+}
+
+// TestParsePDFEncrypted: files encrypted with an empty user password are
+// read — AES-256 (V5 R6, made by qpdf, with and without object streams)
+// as well as AES-128 — and a file needing a password is a clear refusal.
+func TestParsePDFEncrypted(t *testing.T) {
+	for _, c := range []struct{ file, err string }{
+		{"aes256.pdf", ""},
+		{"aes256-objstm.pdf", ""},
+		{"aes128.pdf", ""},
+		{"aes256-pw.pdf", "encrypted"},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			data, err := os.ReadFile("testdata/" + c.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if serr := Sniff(context.Background(), c.file, bytes.NewReader(data), int64(len(data))); (serr == nil) != (c.err == "") {
+				t.Errorf("sniff: %v", serr)
+			}
+			doc, err := ParsePDF(context.Background(), bytes.NewReader(data), int64(len(data)))
+			if c.err != "" {
+				if citebook.ErrorCode(err) != citebook.EINVALID || !strings.Contains(citebook.ErrorMessage(err), c.err) {
+					t.Fatalf("err %v, want invalid mentioning %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := FullText(doc); !strings.Contains(got, "An encrypted page of plain prose, readable with an empty password.") {
+				t.Errorf("text %q", got)
+			}
+			if doc.Title != "A Book Under Lock" {
+				t.Errorf("title %q (a decrypted string)", doc.Title)
+			}
+			if len(doc.Outline) != 1 || doc.Outline[0].Title != "Chapter One: The Locked Door" || doc.Outline[0].Page != 1 {
+				t.Errorf("outline %+v", doc.Outline)
+			}
+		})
 	}
 }
