@@ -122,9 +122,9 @@ const maxPDFPages = 20000
 
 // pdfExtractor holds the state of one ParsePDF call.
 type pdfExtractor struct {
-	r         *pdf.Reader
-	root      pdf.Value
-	pages     []pdf.Page
+	r     *pdf.Reader
+	root  pdf.Value
+	pages []pdf.Page
 	// inherited holds each page's resources from its ancestors, found on
 	// the walk: Page.Resources climbs the /Parent chain instead, resolving
 	// (and re-parsing) every ancestor with all its kids, per page.
@@ -385,14 +385,7 @@ func (x *pdfExtractor) layoutPages(ctx context.Context) ([][]pdfLine, error) {
 // title prefers the document information title and falls back to the
 // largest text near the top of the first page with text.
 func (x *pdfExtractor) title(pageLines [][]pdfLine, body float64) string {
-	// Control characters are dropped: the library leaves AES-128 padding
-	// (bytes 1–16) on the strings it decrypts.
-	t := strings.Join(strings.Fields(strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return ' '
-		}
-		return r
-	}, x.r.Trailer().Key("Info").Key("Title").Text())), " ")
+	t := strings.Join(strings.Fields(pdfText(x.r.Trailer().Key("Info").Key("Title"))), " ")
 	l := strings.ToLower(t)
 	if t != "" && !strings.HasSuffix(l, ".dvi") && !strings.HasSuffix(l, ".doc") && !strings.HasSuffix(l, ".docx") &&
 		!strings.HasSuffix(l, ".tex") && !strings.HasPrefix(l, "microsoft word") && l != "untitled" {
@@ -436,4 +429,15 @@ func bodySize(pageLines [][]pdfLine) float64 {
 		}
 	}
 	return best
+}
+
+// pdfText is a text string with control characters made spaces: the
+// library leaves AES-128 padding (bytes 1–16) on the strings it decrypts.
+func pdfText(v pdf.Value) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, v.Text())
 }

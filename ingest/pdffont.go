@@ -277,7 +277,7 @@ type csInterp struct {
 	out   []pdf.Text
 	ops   int64 // operators run, counted into the budget every csOpsBatch
 	err   error // a limit or the deadline stopped the interpretation
-	forms int // form XObjects run so far
+	forms int   // form XObjects run so far
 	tm    csMatrix
 	tlm   csMatrix
 }
