@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Peak memory and time of `citebook parse` on the hostile PDFs of issue 10
-# (a 1 GiB Flate bomb; 20,000 pages sharing one 16 MiB content stream),
+# (a 1 GiB Flate bomb; 20,000 pages sharing one 16 MiB content stream; page
+# resources in an object stream behind 1 GiB of zeros),
 # measured with /usr/bin/time -v. The target: peak RSS ≤ 512 MB and every
 # parse finished or failed within the parse deadline.
 #
@@ -31,7 +32,7 @@ run() { # label binary file [flags]
 }
 flags=()
 [ -n "${TIMEOUT:-}" ] && flags=(--parse-timeout "$TIMEOUT")
-for f in "$WORK/bomb.pdf" "$WORK/shared.pdf"; do
+for f in "$WORK/bomb.pdf" "$WORK/shared.pdf" "$WORK/objstm.pdf"; do
   [ -n "${BASE:-}" ] && run baseline "$BASE" "$f"
   run limits "$WORK/citebook" "$f" "${flags[@]}"
 done

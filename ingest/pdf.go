@@ -81,10 +81,16 @@ func openPDFReader(r io.ReaderAt, size int64, budget *docBudget) (*pdfExtractor,
 	if !bytes.Contains(head[:n], []byte("%PDF-")) {
 		return nil, citebook.Errorf(citebook.EINVALID, "not a PDF file: no %%PDF header")
 	}
+	if err := checkPDFStructure(r, size, budget); err != nil {
+		return nil, err
+	}
 	rd, err := pdf.NewReader(r, size)
 	if err != nil && !errors.Is(err, pdf.ErrInvalidPassword) && hasEncryptDict(r, size) {
 		// AES-256 (V5), which the library does not decrypt.
 		if data, derr := decryptAES256(r, size); derr == nil {
+			if err := checkObjectStreams(bytes.NewReader(data), size, budget); err != nil {
+				return nil, err
+			}
 			var plain io.ReaderAt = bytes.NewReader(data)
 			if cr, ok := r.(ctxReaderAt); ok {
 				plain = ctxReaderAt{ctx: cr.ctx, r: plain}

@@ -247,8 +247,9 @@ func isDelim(c byte) bool {
 }
 
 // value reads one object, recording the spans of its strings. Dictionaries
-// come back as maps (names, integers, references and nested maps are all
-// the scanner needs), everything else as a token or nil.
+// come back as maps, arrays as slices, names, integers and references
+// (inside dictionaries) as such; strings and anything else as nil or a
+// keyword.
 func (s *cryptScanner) value(depth int, strs *[][2]int) any {
 	s.space()
 	if s.pos >= len(s.data) || depth > 64 {
@@ -278,19 +279,20 @@ func (s *cryptScanner) value(depth int, strs *[][2]int) any {
 		}
 	case c == '[':
 		s.pos++
+		var arr []any
 		for {
 			s.space()
 			if s.pos >= len(s.data) {
-				return nil
+				return arr
 			}
 			if s.data[s.pos] == ']' {
 				s.pos++
-				return nil
+				return arr
 			}
 			if bytes.HasPrefix(s.data[s.pos:], []byte("endobj")) {
-				return nil
+				return arr
 			}
-			s.value(depth+1, strs)
+			arr = append(arr, s.value(depth+1, strs))
 		}
 	case c == '(':
 		start := s.pos

@@ -1,6 +1,7 @@
 // Command hostile writes the hostile PDFs of issue 10 into a folder, for
 // bench/hostile.sh: bomb.pdf (a content stream inflating to 1 GiB) and
-// shared.pdf (20,000 pages drawing one 16 MiB content stream).
+// shared.pdf (20,000 pages drawing one 16 MiB content stream) and
+// objstm.pdf (page resources in an object stream behind 1 GiB of zeros).
 package main
 
 import (
@@ -32,4 +33,5 @@ func main() {
 	}
 	write("bomb.pdf", func(f *os.File) error { return hostile.FlateBomb(f, 1<<30) })
 	write("shared.pdf", func(f *os.File) error { return hostile.SharedStream(f, 20000, 16<<20) })
+	write("objstm.pdf", func(f *os.File) error { return hostile.ObjStmBomb(f, 1<<30) })
 }

@@ -69,12 +69,12 @@ func (p *pdfWriter) finish(root int) error {
 	return p.w.Flush()
 }
 
-// deflate returns the zlib stream of prefix followed by n bytes made by
-// repeating unit (zeros when unit is empty). Once the window holds only
+// deflate returns the zlib stream of prefix, n bytes made by repeating
+// unit (zeros when unit is empty), then suffix. Once the window holds only
 // repeats, each further MiB compresses to the same bytes after a sync
 // flush, so those bytes are repeated rather than recomputed: a GiB takes
 // a fraction of a second instead of many seconds.
-func deflate(prefix string, n int64, unit []byte) []byte {
+func deflate(prefix string, n int64, unit []byte, suffix string) []byte {
 	chunk := 1 << 20
 	if len(unit) > 0 {
 		chunk -= chunk % len(unit) // whole units, so blocks join seamlessly
@@ -115,6 +115,7 @@ func deflate(prefix string, n int64, unit []byte) []byte {
 		}
 		n -= k
 	}
+	write([]byte(suffix))
 	fw.Close()
 	var tail [4]byte
 	binary.BigEndian.PutUint32(tail[:], sum.Sum32())
@@ -125,7 +126,7 @@ func deflate(prefix string, n int64, unit []byte) []byte {
 // FlateBomb writes a one-page PDF whose content stream is a line of text
 // followed by n bytes of zeros (1 GiB compresses to about 1 MB).
 func FlateBomb(w io.Writer, n int64) error {
-	data := deflate("BT /F1 12 Tf 72 700 Td (A page whose content stream inflates without end.) Tj ET\n", n, nil)
+	data := deflate("BT /F1 12 Tf 72 700 Td (A page whose content stream inflates without end.) Tj ET\n", n, nil, "")
 	p := newPDFWriter(w)
 	p.object("<< /Type /Catalog /Pages 2 0 R >>")
 	p.object("<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
@@ -139,7 +140,7 @@ func FlateBomb(w io.Writer, n int64) error {
 // of about size bytes: one line of text, then vector drawing operators.
 func SharedStream(w io.Writer, pages int, size int64) error {
 	text := "BT /F1 11 Tf 72 720 Td (Every page of this file draws the same shared content stream.) Tj ET\n"
-	data := deflate(text, size-int64(len(text)), []byte("1 0 0 1 0.5 0 cm 0 0 m 10 10 l S\n"))
+	data := deflate(text, size-int64(len(text)), []byte("1 0 0 1 0.5 0 cm 0 0 m 10 10 l S\n"), "")
 	p := newPDFWriter(w)
 	// 1 catalog, 2 pages, 3 font, 4 content, 5.. pages
 	p.object("<< /Type /Catalog /Pages 2 0 R >>")
@@ -155,4 +156,40 @@ func SharedStream(w io.Writer, pages int, size int64) error {
 		p.object("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>")
 	}
 	return p.finish(1)
+}
+
+// ObjStmBomb writes a one-page PDF whose page resources live in an object
+// stream, after n bytes of zeros: resolving them inflates the whole bomb,
+// inside the PDF library, every time.
+func ObjStmBomb(w io.Writer, n int64) error {
+	p := newPDFWriter(w)
+	p.object("<< /Type /Catalog /Pages 2 0 R >>")
+	p.object("<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
+	p.object("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources 7 0 R /Contents 5 0 R >>")
+	p.object("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+	p.stream("", []byte("BT /F1 12 Tf 72 700 Td (A page whose resources sit behind a gigabyte of zeros.) Tj ET"))
+	header := fmt.Sprintf("7 %d ", n)
+	data := deflate(header, n, nil, "<< /Font << /F1 4 0 R >> >>")
+	p.offsets = append(p.offsets, p.n) // object 6
+	p.write(fmt.Sprintf("6 0 obj\n<< /Type /ObjStm /N 1 /First %d /Length %d /Filter /FlateDecode >>\nstream\n", len(header), len(data)))
+	p.writeBytes(data)
+	p.write("\nendstream\nendobj\n")
+	// A cross-reference stream: only those can point into object streams.
+	var rows bytes.Buffer
+	row := func(typ byte, a uint32, b uint16) {
+		rows.WriteByte(typ)
+		binary.Write(&rows, binary.BigEndian, a)
+		binary.Write(&rows, binary.BigEndian, b)
+	}
+	row(0, 0, 65535)
+	for _, off := range p.offsets {
+		row(1, uint32(off), 0)
+	}
+	row(2, 6, 0) // object 7: the first in object stream 6
+	xref := p.n
+	row(1, uint32(xref), 0) // object 8: this stream
+	p.write(fmt.Sprintf("8 0 obj\n<< /Type /XRef /Size 9 /W [1 4 2] /Root 1 0 R /Length %d >>\nstream\n", rows.Len()))
+	p.writeBytes(rows.Bytes())
+	p.write(fmt.Sprintf("\nendstream\nendobj\nstartxref\n%d\n%%%%EOF\n", xref))
+	return p.w.Flush()
 }

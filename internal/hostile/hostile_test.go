@@ -14,7 +14,7 @@ func TestDeflate(t *testing.T) {
 		n    int64
 		unit string
 	}{{5<<20 + 123, ""}, {3 << 20, "0 0 m 10 10 l S\n"}, {5 << 20, "1 0 0 1 0.5 0 cm 0 0 m 10 10 l S\n"}, {100, ""}} {
-		data := deflate("BT ET\n", c.n, []byte(c.unit))
+		data := deflate("BT ET\n", c.n, []byte(c.unit), "")
 		zr, err := zlib.NewReader(bytes.NewReader(data))
 		if err != nil {
 			t.Fatal(err)
