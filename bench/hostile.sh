@@ -6,7 +6,8 @@
 # parse finished or failed within the parse deadline.
 #
 #   bench/hostile.sh                 # the binary built from this tree
-#   BASE=/path/to/old/citebook bench/hostile.sh   # also measure a baseline binary
+#   BASE_REF=63e4502 bench/hostile.sh   # also a baseline built from that commit
+#   BASE=/path/to/old/citebook bench/hostile.sh   # or a baseline binary
 #   TIMEOUT=60s bench/hostile.sh     # --parse-timeout (default: ingest's default)
 #
 # A baseline without the limits may need minutes and GBs per file; KILL_AFTER
@@ -16,6 +17,12 @@ cd "$(dirname "$0")/.."
 WORK=${WORK:-$(mktemp -d)}
 KILL_AFTER=${KILL_AFTER:-120s}
 go build -o "$WORK/citebook" ./cmd/citebook
+if [ -n "${BASE_REF:-}" ] && [ -z "${BASE:-}" ]; then
+  rm -rf "$WORK/base" && mkdir -p "$WORK/base"
+  git archive "$BASE_REF" | tar -x -C "$WORK/base"
+  (cd "$WORK/base" && go build -o "$WORK/citebook-base" ./cmd/citebook)
+  BASE="$WORK/citebook-base"
+fi
 go run ./bench/hostile "$WORK"
 ls -l "$WORK"/*.pdf | awk '{printf "%-40s %10d bytes\n", $NF, $5}'
 
