@@ -21,6 +21,9 @@ type Limits struct {
 	Timeout time.Duration
 	// MaxFileSize is the largest file accepted at all.
 	MaxFileSize int64
+	// MaxPages bounds the pages read from one PDF, so a hostile page tree
+	// cannot make a parse unbounded; later pages are ignored.
+	MaxPages int64
 	// MaxStreamBytes bounds the decoded size of one PDF stream (content,
 	// form, font, CMap).
 	MaxStreamBytes int64
@@ -41,6 +44,7 @@ func DefaultLimits() Limits {
 	return Limits{
 		Timeout:         3 * time.Minute,
 		MaxFileSize:     512 << 20,
+		MaxPages:        20000,
 		MaxStreamBytes:  64 << 20,
 		MaxDecodedBytes: 1 << 30,
 		MaxOperators:    100_000_000,
@@ -56,6 +60,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxFileSize <= 0 {
 		l.MaxFileSize = d.MaxFileSize
+	}
+	if l.MaxPages <= 0 {
+		l.MaxPages = d.MaxPages
 	}
 	if l.MaxStreamBytes <= 0 {
 		l.MaxStreamBytes = d.MaxStreamBytes

@@ -122,10 +122,6 @@ func hasEncryptDict(r io.ReaderAt, size int64) bool {
 	return bytes.Contains(tail[:m], []byte("/Encrypt"))
 }
 
-// maxPDFPages bounds the pages read from one file, so a hostile page tree
-// cannot make a parse unbounded.
-const maxPDFPages = 20000
-
 // pdfExtractor holds the state of one ParsePDF call.
 type pdfExtractor struct {
 	r     *pdf.Reader
@@ -179,8 +175,8 @@ func (x *pdfExtractor) loadPages() error {
 	// A malformed tree may list a node twice or contain a cycle; each
 	// reference is visited once and the walk stops at the declared count.
 	limit := int(x.root.Key("Pages").Key("Count").Int64())
-	if limit <= 0 || limit > maxPDFPages {
-		limit = maxPDFPages
+	if maxPages := int(x.budget.lim.MaxPages); limit <= 0 || limit > maxPages {
+		limit = maxPages
 	}
 	seen := map[string]bool{}
 	visits := 0

@@ -40,7 +40,12 @@ var encryptKey = regexp.MustCompile(`/Encrypt([\s/<>\[\]()%])`)
 
 // decryptAES256 returns a decrypted copy of an AES-256 file, or an error
 // when the file is not one, needs a password or is malformed.
-func decryptAES256(r io.ReaderAt, size int64) ([]byte, error) {
+func decryptAES256(r io.ReaderAt, size int64) (_ []byte, err error) {
+	defer func() { // the library panics on malformed objects
+		if rec := recover(); rec != nil {
+			err = fmt.Errorf("malformed encrypted PDF: %v", rec)
+		}
+	}()
 	if size > maxDecryptCopy {
 		return nil, fmt.Errorf("encrypted PDF larger than %d MiB", maxDecryptCopy>>20)
 	}

@@ -28,6 +28,8 @@ func Sniff(ctx context.Context, name string, r io.ReaderAt, size int64) error {
 // content, so a nil result does not promise the parse will succeed.
 func (l Limits) Sniff(ctx context.Context, name string, r io.ReaderAt, size int64) error {
 	l = l.withDefaults()
+	ctx, cancel := l.withDeadline(ctx)
+	defer cancel()
 	if size == 0 {
 		return citebook.Errorf(citebook.EINVALID, "empty file")
 	}
