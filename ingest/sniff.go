@@ -26,7 +26,8 @@ func Sniff(ctx context.Context, name string, r io.ReaderAt, size int64) error {
 // needs a password, a zip that is not a readable EPUB. It reads the head,
 // the PDF trailer and cross-reference data or the zip directory, never the
 // content, so a nil result does not promise the parse will succeed.
-func (l Limits) Sniff(ctx context.Context, name string, r io.ReaderAt, size int64) error {
+func (l Limits) Sniff(ctx context.Context, name string, r io.ReaderAt, size int64) (err error) {
+	defer guard(citebook.FormatPDF, &err) // only the PDF library panics (on malformed objects)
 	l = l.withDefaults()
 	ctx, cancel := l.withDeadline(ctx)
 	defer cancel()
@@ -40,9 +41,9 @@ func (l Limits) Sniff(ctx context.Context, name string, r io.ReaderAt, size int6
 	if _, err := r.ReadAt(head, 0); err != nil && !errors.Is(err, io.EOF) {
 		return citebook.Wrap(err, citebook.EINVALID, "cannot read file")
 	}
-	format, err := detectFormat(name, head, r, size)
-	if err != nil {
-		return err
+	format, ferr := detectFormat(name, head, r, size)
+	if ferr != nil {
+		return ferr
 	}
 	switch format {
 	case citebook.FormatPDF:
