@@ -25,8 +25,13 @@ type Limits struct {
 	// cannot make a parse unbounded; later pages are ignored.
 	MaxPages int64
 	// MaxStreamBytes bounds the decoded size of one PDF stream (content,
-	// form, font, CMap).
+	// form, font, CMap, object stream) or EPUB entry.
 	MaxStreamBytes int64
+	// MaxArchiveBytes bounds the declared unpacked size of an EPUB, and
+	// MaxRatio how much more than its compressed size a large entry may
+	// claim: EPUBs are mostly text and small images.
+	MaxArchiveBytes int64
+	MaxRatio        int64
 	// MaxDecodedBytes bounds the decoded bytes of all streams of one
 	// document together.
 	MaxDecodedBytes int64
@@ -46,6 +51,8 @@ func DefaultLimits() Limits {
 		MaxFileSize:     512 << 20,
 		MaxPages:        20000,
 		MaxStreamBytes:  64 << 20,
+		MaxArchiveBytes: 512 << 20,
+		MaxRatio:        100,
 		MaxDecodedBytes: 1 << 30,
 		MaxOperators:    100_000_000,
 		MaxTextBytes:    64 << 20,
@@ -66,6 +73,12 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxStreamBytes <= 0 {
 		l.MaxStreamBytes = d.MaxStreamBytes
+	}
+	if l.MaxArchiveBytes <= 0 {
+		l.MaxArchiveBytes = d.MaxArchiveBytes
+	}
+	if l.MaxRatio <= 0 {
+		l.MaxRatio = d.MaxRatio
 	}
 	if l.MaxDecodedBytes <= 0 {
 		l.MaxDecodedBytes = d.MaxDecodedBytes

@@ -63,7 +63,7 @@ func (l Limits) parse(ctx context.Context, name string, r io.ReaderAt, size int6
 	case citebook.FormatPDF:
 		return parsePDF(ctx, r, size, l)
 	case citebook.FormatEPUB:
-		return ParseEPUB(ctx, r, size)
+		return parseEPUB(ctx, r, size, l)
 	}
 	data := make([]byte, size)
 	if _, err := r.ReadAt(data, 0); err != nil && !errors.Is(err, io.EOF) {

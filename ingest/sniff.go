@@ -57,7 +57,7 @@ func (l Limits) Sniff(ctx context.Context, name string, r io.ReaderAt, size int6
 		if err != nil {
 			return citebook.Wrap(err, citebook.EINVALID, "not a valid EPUB: the zip archive cannot be read")
 		}
-		_, err = openArchive(zr)
+		_, err = openArchive(zr, l)
 		return err
 	}
 	return nil
