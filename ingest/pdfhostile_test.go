@@ -124,26 +124,39 @@ func TestParsePDFBudgets(t *testing.T) {
 }
 
 // TestParsePDFCancelPrompt: cancelling a running parse makes it return
-// promptly with the cancellation, not after the work is done.
+// promptly with the cancellation, not after the work is done — also in the
+// middle of one page whose content stream takes seconds to interpret.
 func TestParsePDFCancelPrompt(t *testing.T) {
-	data := manyStreamsPDF(400, 60000) // several seconds of interpreting
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	start := time.Now()
-	go func() {
-		_, err := Parse(ctx, "slow.pdf", bytes.NewReader(data), int64(len(data)))
-		done <- err
-	}()
-	time.Sleep(200 * time.Millisecond)
-	cancel()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.Canceled) || citebook.ErrorCode(err) != citebook.EUNAVAILABLE {
-			t.Fatalf("err %v, want the cancellation", err)
-		}
-		t.Logf("returned %v after start", time.Since(start))
-	case <-time.After(5 * time.Second):
-		t.Fatal("parse still running 5 s after cancel")
+	for _, c := range []struct {
+		name       string
+		pages, ops int
+	}{{"many pages", 400, 60000}, {"one huge page", 1, 8_000_000}} {
+		t.Run(c.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := hostile.ManyStreams(&buf, c.pages, c.ops); err != nil {
+				t.Fatal(err)
+			}
+			data := buf.Bytes()
+			lim := Limits{MaxStreamBytes: 256 << 20, MaxOperators: 1 << 40}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() {
+				_, err := lim.Parse(ctx, "slow.pdf", bytes.NewReader(data), int64(len(data)))
+				done <- err
+			}()
+			time.Sleep(300 * time.Millisecond)
+			cancel()
+			sent := time.Now()
+			select {
+			case err := <-done:
+				if !errors.Is(err, context.Canceled) || citebook.ErrorCode(err) != citebook.EUNAVAILABLE {
+					t.Fatalf("err %v, want the cancellation", err)
+				}
+				t.Logf("returned %v after cancel", time.Since(sent))
+			case <-time.After(3 * time.Second):
+				t.Fatal("parse still running 3 s after cancel")
+			}
+		})
 	}
 }
 

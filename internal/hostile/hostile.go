@@ -193,3 +193,25 @@ func ObjStmBomb(w io.Writer, n int64) error {
 	p.write(fmt.Sprintf("\nendstream\nendobj\nstartxref\n%d\n%%%%EOF\n", xref))
 	return p.w.Flush()
 }
+
+// ManyStreams writes pages pages that each draw their own content stream:
+// one line of text, then ops drawing operators. Nothing is shared, so the
+// file is slow to interpret on purpose (cancellation tests).
+func ManyStreams(w io.Writer, pages, ops int) error {
+	unit := []byte("0 0 m 10 10 l S\n")
+	data := deflate("BT /F1 12 Tf 72 700 Td (Page text.) Tj ET\n", int64(ops*len(unit)), unit, "")
+	p := newPDFWriter(w)
+	p.object("<< /Type /Catalog /Pages 2 0 R >>")
+	kids := make([]byte, 0, pages*12)
+	for i := range pages {
+		kids = append(kids, strconv.Itoa(4+2*i)...)
+		kids = append(kids, " 0 R "...)
+	}
+	p.object("<< /Type /Pages /Kids [" + string(kids) + "] /Count " + strconv.Itoa(pages) + " >>")
+	p.object("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+	for i := range pages {
+		p.object("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents " + strconv.Itoa(5+2*i) + " 0 R >>")
+		p.stream("FlateDecode", data)
+	}
+	return p.finish(1)
+}
