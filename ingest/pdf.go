@@ -73,6 +73,13 @@ func newPDFExtractor(r io.ReaderAt, size int64) (*pdfExtractor, error) {
 
 // openPDFReader checks the file is a readable PDF; its pages are not indexed yet.
 func openPDFReader(r io.ReaderAt, size int64, budget *docBudget) (*pdfExtractor, error) {
+	return openPDFChecked(r, size, budget, true)
+}
+
+// openPDFChecked opens the file for the library after checking its structure;
+// deep also inflates the object streams within the budget, which reads the
+// whole file (a parse does; the upload sniff does not).
+func openPDFChecked(r io.ReaderAt, size int64, budget *docBudget, deep bool) (*pdfExtractor, error) {
 	if size <= 0 {
 		return nil, citebook.Errorf(citebook.EINVALID, "PDF file is empty")
 	}
@@ -81,14 +88,19 @@ func openPDFReader(r io.ReaderAt, size int64, budget *docBudget) (*pdfExtractor,
 	if !bytes.Contains(head[:n], []byte("%PDF-")) {
 		return nil, citebook.Errorf(citebook.EINVALID, "not a PDF file: no %%PDF header")
 	}
-	if err := checkPDFStructure(r, size, budget); err != nil {
+	if err := checkXrefSections(r, size); err != nil {
 		return nil, err
+	}
+	if deep {
+		if err := checkObjectStreams(r, size, budget); err != nil {
+			return nil, err
+		}
 	}
 	rd, err := pdf.NewReader(r, size)
 	if err != nil && !errors.Is(err, pdf.ErrInvalidPassword) && hasEncryptDict(r, size) {
 		// AES-256 (V5), which the library does not decrypt.
 		if data, derr := decryptAES256(r, size); derr == nil {
-			if err := checkObjectStreams(bytes.NewReader(data), size, budget); err != nil {
+			if err := checkObjectStreams(bytes.NewReader(data), size, budget); deep && err != nil {
 				return nil, err
 			}
 			var plain io.ReaderAt = bytes.NewReader(data)

@@ -25,7 +25,8 @@ func Sniff(ctx context.Context, name string, r io.ReaderAt, size int64) error {
 // a PDF whose trailer or cross-reference table cannot be read or that
 // needs a password, a zip that is not a readable EPUB. It reads the head,
 // the PDF trailer and cross-reference data or the zip directory, never the
-// content, so a nil result does not promise the parse will succeed.
+// content (an AES-256 PDF is decrypted in memory to check it opens), so a
+// nil result does not promise the parse will succeed.
 func (l Limits) Sniff(ctx context.Context, name string, r io.ReaderAt, size int64) (err error) {
 	defer guard(citebook.FormatPDF, &err) // only the PDF library panics (on malformed objects)
 	l = l.withDefaults()
@@ -47,7 +48,7 @@ func (l Limits) Sniff(ctx context.Context, name string, r io.ReaderAt, size int6
 	}
 	switch format {
 	case citebook.FormatPDF:
-		_, err := openPDFReader(ctxReaderAt{ctx: ctx, r: r}, size, newDocBudget(ctx, l))
+		_, err := openPDFChecked(ctxReaderAt{ctx: ctx, r: r}, size, newDocBudget(ctx, l), false)
 		if err != nil && ctx.Err() != nil {
 			return l.deadlineError(ctx)
 		}
