@@ -125,13 +125,19 @@ func openPDFChecked(r io.ReaderAt, size int64, budget *docBudget, deep bool) (*p
 }
 
 // hasEncryptDict looks for an /Encrypt entry near the end of the file, where
-// the trailer lives, so a failure to open an encrypted file is reported as
-// encryption rather than corruption.
+// the trailer lives, or near its start, where a linearized file's
+// first-page trailer does, so a failure to open an encrypted file is
+// reported (and handled) as encryption rather than corruption.
 func hasEncryptDict(r io.ReaderAt, size int64) bool {
 	n := min(size, 64<<10)
-	tail := make([]byte, n)
-	m, _ := r.ReadAt(tail, size-n)
-	return bytes.Contains(tail[:m], []byte("/Encrypt"))
+	buf := make([]byte, n)
+	for _, off := range []int64{size - n, 0} {
+		m, _ := r.ReadAt(buf, off)
+		if bytes.Contains(buf[:m], []byte("/Encrypt")) {
+			return true
+		}
+	}
+	return false
 }
 
 // pdfExtractor holds the state of one ParsePDF call.

@@ -195,6 +195,7 @@ func TestParsePDFEncrypted(t *testing.T) {
 	for _, c := range []struct{ file, err string }{
 		{"aes256.pdf", ""},
 		{"aes256-objstm.pdf", ""},
+		{"aes256-lin.pdf", ""}, // linearized: /Encrypt only in the first-page trailer
 		{"aes128.pdf", ""},
 		{"aes256-pw.pdf", "encrypted"},
 	} {
