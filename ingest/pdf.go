@@ -100,8 +100,10 @@ func openPDFChecked(r io.ReaderAt, size int64, budget *docBudget, deep bool) (*p
 	if err != nil && !errors.Is(err, pdf.ErrInvalidPassword) && hasEncryptDict(r, size) {
 		// AES-256 (V5), which the library does not decrypt.
 		if data, derr := decryptAES256(r, size); derr == nil {
-			if err := checkObjectStreams(bytes.NewReader(data), size, budget); deep && err != nil {
-				return nil, err
+			if deep {
+				if err := checkObjectStreams(bytes.NewReader(data), size, budget); err != nil {
+					return nil, err
+				}
 			}
 			var plain io.ReaderAt = bytes.NewReader(data)
 			if cr, ok := r.(ctxReaderAt); ok {
