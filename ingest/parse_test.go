@@ -41,6 +41,7 @@ func TestParseDispatch(t *testing.T) {
 		{name: "archive.zip", data: zipOf(t, "a.txt", "hello"), code: citebook.EINVALID, msg: "not an EPUB"},
 		{name: "binary.txt", data: []byte("\x00\x01\x02binary"), code: citebook.EINVALID, msg: "binary file"},
 		{name: "nul.txt", data: []byte("Text\x00 with a NUL byte in it\n"), code: citebook.EINVALID, msg: "binary file"},
+		{name: "late-nul.txt", data: append(bytes.Repeat([]byte("Plain words. "), 200), 0, 1, 2), code: citebook.EINVALID, msg: "binary file"},
 		{name: "binary.md", data: []byte("\x7fELF\x02\x01\x01\x00\x00\x00"), code: citebook.EINVALID, msg: "binary file"},
 		{name: "utf16le.txt", data: utf16Text(false, "Chapter 1\n\nCafé au lait, naïve façade.\n"), format: citebook.FormatText},
 		{name: "utf16be.txt", data: utf16Text(true, "Chapter 1\n\nCafé au lait, naïve façade.\n"), format: citebook.FormatText},
