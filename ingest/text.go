@@ -27,7 +27,7 @@ func ParseText(ctx context.Context, data []byte) (doc *Document, err error) {
 	if len(data) == 0 {
 		return nil, citebook.Errorf(citebook.EINVALID, "empty file")
 	}
-	data = decodeBOM(data) // UTF-16 files with a byte-order mark
+	data = decodeBOM(data)             // UTF-16 files with a byte-order mark
 	if bytes.IndexByte(data, 0) >= 0 { // text never holds NUL; UTF-16 without a BOM and binaries do
 		return nil, citebook.Errorf(citebook.EINVALID, "binary file, not text (it contains NUL bytes)")
 	}
