@@ -12,11 +12,12 @@ import (
 type IngestPreviewer struct {
 	Tokenizer *ingest.Tokenizer
 	Options   ingest.ChunkOptions
+	Limits    ingest.Limits // zero fields take ingest's defaults
 }
 
 // Preview parses and splits the file; nothing is stored.
 func (p IngestPreviewer) Preview(ctx context.Context, name string, r io.ReaderAt, size int64) (Preview, error) {
-	doc, err := ingest.Parse(ctx, name, r, size)
+	doc, err := p.Limits.Parse(ctx, name, r, size)
 	if err != nil {
 		return Preview{}, err
 	}
@@ -28,5 +29,5 @@ func (p IngestPreviewer) Preview(ctx context.Context, name string, r io.ReaderAt
 // password-protected) before an upload is stored: the same checks Parse
 // starts with, without reading the content.
 func (p IngestPreviewer) Sniff(ctx context.Context, name string, r io.ReaderAt, size int64) error {
-	return ingest.Sniff(ctx, name, r, size)
+	return p.Limits.Sniff(ctx, name, r, size)
 }
