@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/ollama"
@@ -137,6 +138,11 @@ type LLMAnswerer struct {
 	model     llms.Model
 	name      string
 	maxTokens int
+	// timeout bounds one model call: a small model on a loaded CPU can
+	// crawl (grammar-constrained sampling at under one token a second was
+	// seen), and the reader is better served by the fallback than by a
+	// wait of minutes.
+	timeout time.Duration
 	// constrained builds a model whose output is held to the statements
 	// JSON schema, with chunk_id limited to the context's IDs; nil when the
 	// provider cannot constrain output (the retry then asks for JSON mode).
@@ -145,7 +151,7 @@ type LLMAnswerer struct {
 
 // NewLLMAnswerer uses model, reporting name in traces.
 func NewLLMAnswerer(model llms.Model, name string) *LLMAnswerer {
-	return &LLMAnswerer{model: model, name: name, maxTokens: 800}
+	return &LLMAnswerer{model: model, name: name, maxTokens: 500, timeout: 90 * time.Second}
 }
 
 // Constrain lets the answerer retry a malformed reply with output held to
@@ -192,7 +198,8 @@ var ErrMalformed = errors.New("the language model did not return the expected JS
 
 // Answer asks the model for JSON statements (JSON mode, one worked example)
 // and parses them leniently (code fences, prose around the JSON, reasoning
-// blocks). A malformed or empty reply is retried once with output held to
+// blocks). A malformed or empty reply (not a failed or timed-out call,
+// which a retry would only repeat) is retried once with output held to
 // the schema; if that fails too, the error wraps ErrMalformed and the
 // pipeline falls back. Statements repeating the prompt's example are
 // dropped here, whatever their citations.
@@ -210,7 +217,7 @@ func (a *LLMAnswerer) Answer(ctx context.Context, question string, chunks []Cont
 		llms.TextParts(llms.ChatMessageTypeHuman, "Passages:\n\n"+FormatContext(chunks)+"Question: "+question),
 	}
 	sts, err := a.generate(ctx, a.model, msgs, &d, llms.WithJSONMode())
-	if err != nil && ctx.Err() == nil {
+	if errors.Is(err, ErrMalformed) && ctx.Err() == nil {
 		d.Retried = true
 		model := a.model
 		var opts []llms.CallOption
@@ -241,6 +248,11 @@ func (a *LLMAnswerer) Answer(ctx context.Context, question string, chunks []Cont
 func (a *LLMAnswerer) generate(ctx context.Context, m llms.Model, msgs []llms.MessageContent, d *Draft, opts ...llms.CallOption) ([]Statement, error) {
 	d.Attempts++
 	opts = append(opts, llms.WithTemperature(0), llms.WithMaxTokens(a.maxTokens))
+	if a.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, a.timeout)
+		defer cancel()
+	}
 	resp, err := m.GenerateContent(ctx, msgs, opts...)
 	if err != nil {
 		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "the language model failed")
