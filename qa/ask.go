@@ -104,6 +104,20 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 	tr.Rejected = res.Rejected
 	ans.Answer, ans.Refused, ans.Citations = res.Answer, res.Refused, res.Citations
 	p.stillAnswers(&res, tr)
+	if res.Refused && res.Total > 0 && p.deps.Fallback != nil && tr.Guards.Fallback == "" {
+		// Nothing the model said survived verification: the extractive
+		// answer, verified by construction, stands in for it. Its own
+		// statements pass the same checks.
+		tr.Guards.Fallback = "extractive"
+		tr.Guards.ModelError = "no statement of the model's answer survived verification"
+		if fb, err := p.draft(ctx, p.deps.Fallback, tr, chunks); err == nil && len(fb.Statements) > 0 {
+			tr.Model = fb.Model
+			res = citation.VerifySupported(fb.Statements, inContext, nil, titles, citation.SupportCheck{Content: p.contentTerms})
+			tr.Answerability.Answerable, tr.Answerability.Code, tr.Answerability.Reason = true, CodeAnswered, ""
+			ans.Answer, ans.Refused, ans.Citations = res.Answer, res.Refused, res.Citations
+			p.stillAnswers(&res, tr)
+		}
+	}
 	if res.Refused {
 		ans.Answer, ans.Refused, ans.Citations = citation.RefusalMessage, true, []citebook.Citation{}
 	} else if lead := procedureLead(tr.Question, tr.Model, ans.Citations); lead != "" {
