@@ -72,7 +72,7 @@ type Deps struct {
 	Reranker Reranker
 	Tokens   TokenCounter
 	// Terms segments text into search terms the way the lexical index does
-	// (lexical.Terms), for thresholding, reranking and extraction.
+	// (analysis.Terms), for thresholding, reranking and extraction.
 	Terms  func(string) []string
 	Logger *slog.Logger
 }

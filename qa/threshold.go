@@ -1,5 +1,7 @@
 package qa
 
+import "github.com/citebook/citebook/analysis"
+
 // threshold drops candidates too far from the query. A chunk survives when
 //   - its cosine reaches StrongScore (the vectors alone are convincing), or
 //   - its cosine reaches the minimum and it shares enough of the query's
@@ -17,13 +19,13 @@ package qa
 // It returns what survives and what was dropped.
 func (p *Pipeline) threshold(query string, cands []*candidate, min float64) (kept, dropped []*candidate) {
 	strong := max(p.opts.StrongScore, min+strongMargin)
-	qterms := contentTerms(p.deps.Terms(query))
+	qterms := analysis.ContentTerms(p.deps.Terms(query))
 	need := needTerms(len(qterms))
 	for _, c := range cands {
 		var have map[string]bool
 		terms := func() map[string]bool {
 			if have == nil {
-				have = termSet(p.deps.Terms(c.chunk.Text))
+				have = analysis.TermSet(p.deps.Terms(c.chunk.Text))
 			}
 			return have
 		}

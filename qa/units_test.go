@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/citebook/citebook"
-	"github.com/citebook/citebook/index/lexical"
+	"github.com/citebook/citebook/analysis"
 )
 
 func TestParseStatements(t *testing.T) {
@@ -98,7 +98,7 @@ func TestDedupeDropsOverlappingPassages(t *testing.T) {
 }
 
 func TestOverlapReranker(t *testing.T) {
-	r := NewOverlapReranker(lexical.Terms)
+	r := NewOverlapReranker(analysis.Terms)
 	got, err := r.Rerank(context.Background(), "What is the mode of a vector?", []string{
 		"Vectors must have their values all of the same mode.",
 		"The function attributes(object) returns a list.",
@@ -142,7 +142,7 @@ func TestEstimateTokens(t *testing.T) {
 }
 
 func TestExtractiveSkipsCodeAndLeaders(t *testing.T) {
-	e := NewExtractive(lexical.Terms)
+	e := NewExtractive(analysis.Terms)
 	chunk := func(id, text string, rank int) ContextChunk {
 		return ContextChunk{Chunk: citebook.Chunk{ID: id, Text: text}, Rank: rank}
 	}
@@ -166,7 +166,7 @@ func TestExtractiveSkipsCodeAndLeaders(t *testing.T) {
 }
 
 func TestThreshold(t *testing.T) {
-	p := &Pipeline{deps: Deps{Terms: lexical.Terms}, opts: Options{}.withDefaults()}
+	p := &Pipeline{deps: Deps{Terms: analysis.Terms}, opts: Options{}.withDefaults()}
 	c := func(id, text string, cos float64, vr, lr int) *candidate {
 		return &candidate{chunk: citebook.Chunk{ID: id, Text: text}, vecScore: cos, vecRank: vr, lexRank: lr}
 	}
@@ -225,7 +225,7 @@ func TestPipelineUsesHTTPReranker(t *testing.T) {
 		require.NoError(t, json.NewEncoder(w).Encode(map[string]any{"results": out}))
 	}))
 	defer srv.Close()
-	p := lib.pipeline(t, NewExtractive(lexical.Terms), Options{})
+	p := lib.pipeline(t, NewExtractive(analysis.Terms), Options{})
 	p.deps.Reranker = NewHTTPReranker(srv.URL, "", "", srv.Client())
 	a, err := p.Ask(context.Background(), alice, Request{Question: "How do I change the length of an object?"}, nil)
 	require.NoError(t, err)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/acl"
+	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/index/embed"
 	"github.com/citebook/citebook/index/embedded"
@@ -71,7 +72,7 @@ func realServerWith(t *testing.T, tweak func(*Config), books ...string) (string,
 	require.NoError(t, err)
 	pipeline, err := qa.NewPipeline(qa.Deps{
 		Embedder: emb, Vectors: vec, Lexical: lex, Library: meta, Access: resolver,
-		Terms: lexical.Terms, Tokens: tok, Answerer: qa.NewExtractive(lexical.Terms), Logger: log,
+		Terms: analysis.Terms, Tokens: tok, Answerer: qa.NewExtractive(analysis.Terms), Logger: log,
 	}, qa.Options{})
 	require.NoError(t, err)
 	tokens := auth.NewStore(meta.SQL())

@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/eval"
-	"github.com/citebook/citebook/index/lexical"
 )
 
 // evalFlags are the flags of `citebook eval`.
@@ -100,7 +100,7 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 	errw := cmd.ErrOrStderr()
 	h, err := eval.New(a.Builder, p, a.Meta, eval.Config{
 		Scope:  f.scope,
-		Terms:  lexical.Terms,
+		Terms:  analysis.Terms,
 		Logger: a.Log,
 		Setup:  eval.Setup{Embedder: a.Embed.Version().String(), Store: f.app.Store, Answerer: f.answer.answerer()},
 		Progress: func(done, total int) {

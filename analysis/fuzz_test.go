@@ -1,4 +1,4 @@
-package lexical
+package analysis
 
 import (
 	"testing"
@@ -22,7 +22,7 @@ func FuzzTerms(f *testing.F) {
 				t.Fatalf("invalid UTF-8 term %q from %q", term, s)
 			}
 			r, _ := utf8.DecodeRuneInString(term)
-			if isCJK(r) {
+			if IsCJK(r) {
 				if n := utf8.RuneCountInString(term); n > 2 {
 					t.Fatalf("CJK term %q of %d characters from %q", term, n, s)
 				}
