@@ -82,17 +82,16 @@ func Terms(s string) []string {
 // characters of runs too short to have one: a question's single characters
 // ("的", "是", "年") match most passages of a Chinese library and drown the
 // bigrams that name what is asked; the index keeps unigrams, so a
-// one-character question still finds its passages.
+// one-character question still finds its passages. A word that joins
+// letters and digits also looks up its parts ("FY2018" → "fy2018", "fy",
+// "2018"), since books write "fiscal 2018" as often as "FY2018".
 func QueryTerms(q string) []string {
 	terms := Terms(q)
 	seen := map[string]bool{}
 	var keep, stop []string
-	for i, t := range terms {
+	add := func(t string) {
 		if seen[t] {
-			continue
-		}
-		if cjkUnigram(t) && inBigram(terms, i) {
-			continue
+			return
 		}
 		seen[t] = true
 		if IsStopword(t) {
@@ -101,11 +100,45 @@ func QueryTerms(q string) []string {
 			keep = append(keep, t)
 		}
 	}
+	for i, t := range terms {
+		if cjkUnigram(t) && inBigram(terms, i) {
+			continue
+		}
+		add(t)
+		for _, part := range compoundParts(t) {
+			add(part)
+		}
+	}
 	if len(keep) == 0 {
 		return stop
 	}
 	return keep
 }
+
+// compoundParts splits an ASCII word of letters and digits into its runs
+// of at least two letters or three digits; nil for other words.
+func compoundParts(t string) []string {
+	if !isASCII(t) {
+		return nil
+	}
+	var out []string
+	start := 0
+	for i := 1; i <= len(t); i++ {
+		if i < len(t) && isDigit(t[i]) == isDigit(t[start]) {
+			continue
+		}
+		if i-start == len(t) {
+			return nil // one run: not a compound
+		}
+		if run := t[start:i]; isDigit(run[0]) && len(run) >= 3 || !isDigit(run[0]) && len(run) >= 2 {
+			out = append(out, run)
+		}
+		start = i
+	}
+	return out
+}
+
+func isDigit(b byte) bool { return '0' <= b && b <= '9' }
 
 // cjkUnigram reports whether t is a single CJK character.
 func cjkUnigram(t string) bool {

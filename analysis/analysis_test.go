@@ -39,6 +39,7 @@ func TestQueryTerms(t *testing.T) {
 		{"R语言3.5版", []string{"r", "语言", "3", "5", "版"}}, // a lone character stays
 		{"年", []string{"年"}},
 		{"Vectors vectors VECTOR", []string{"vector"}},
+		{"3M FY2018 10-K capex in Q2", []string{"3m", "fy2018", "fy", "2018", "10", "k", "capex", "q2"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

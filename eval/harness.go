@@ -63,6 +63,7 @@ type Setup struct {
 	Store    string `json:"store"`
 	Scope    string `json:"scope"`
 	Answerer string `json:"answerer"`
+	Fusion   string `json:"fusion,omitempty"` // retriever weights (qa.Fusion)
 	Tenant   string `json:"tenant"`
 	Date     string `json:"date"`
 }

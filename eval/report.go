@@ -94,8 +94,8 @@ func summaryRows(s Summary) []metricRow {
 }
 
 func setupLine(s Setup) string {
-	return fmt.Sprintf("dataset %s, scope %s, embedder %s, store %s, answerer %s, %s",
-		s.Dataset, s.Scope, s.Embedder, s.Store, s.Answerer, s.Date)
+	return fmt.Sprintf("dataset %s, scope %s, embedder %s, store %s, answerer %s, fusion %s, %s",
+		s.Dataset, s.Scope, s.Embedder, s.Store, s.Answerer, s.Fusion, s.Date)
 }
 
 // outcome is a short verdict for the per-question tables.

@@ -52,20 +52,43 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 		fd.groups = make([][]*candidate, len(fd.queries))
 		return fd, nil
 	}
-	vecs, err := p.embed(ctx, fd.queries)
+	if tr.Books, err = p.route(ctx, q, f); err != nil {
+		return nil, err
+	}
+	defs, err := p.scopeDefinitions(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	searched := make([]string, len(fd.queries))
+	for i, query := range fd.queries {
+		searched[i] = expand(query, defs)
+		if searched[i] != query {
+			tr.Expanded = searched
+		}
+	}
+	sw.lap("route")
+	vecs, err := p.embed(ctx, searched)
 	if err != nil {
 		return nil, err
 	}
 	sw.lap("embed")
-	n := p.opts.OverFetch * p.k(req)
+	n := max(p.opts.OverFetch*p.k(req), p.opts.Depth)
 	min := p.minScore(req)
 	for i, query := range fd.queries {
-		vh, lh, err := p.retrieve(ctx, query, vecs[i], f, n)
+		vh, lh, err := p.retrieve(ctx, searched[i], vecs[i], f, n)
 		if err != nil {
 			return nil, err
 		}
 		sw.lap("retrieve")
-		cands := fuse(i, vh, lh, p.opts.RRFK)
+		cands := fuse(i, vh, lh, p.opts.Fusion)
+		if rf, ok := routedFilter(f, tr.Books); ok {
+			vh, lh, err := p.retrieve(ctx, searched[i], vecs[i], rf, n)
+			if err != nil {
+				return nil, err
+			}
+			sw.lap("retrieve")
+			cands = merge(cands, fuse(i, vh, lh, p.opts.Fusion), tr.Books, p.opts.RouteBonus)
+		}
 		fd.all = append(fd.all, cands...)
 		sw.lap("fuse")
 		kept, dropped := p.threshold(query, cands, min)
@@ -95,7 +118,7 @@ func traceHits(all []*candidate) []TraceHit {
 	for _, c := range all {
 		out = append(out, TraceHit{
 			ChunkID: c.chunk.ID, BookID: c.chunk.BookID, ParentID: c.chunk.ParentID, Page: c.chunk.PageStart,
-			Query: c.query, VectorScore: c.vecScore, VectorRank: c.vecRank, LexRank: c.lexRank,
+			Query: c.query, VectorScore: c.vecScore, VectorRank: c.seenVec, LexRank: c.seenLex,
 			Fused: c.fused, Rerank: c.rerank,
 		})
 	}

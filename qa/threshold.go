@@ -9,8 +9,9 @@ import "github.com/citebook/citebook/analysis"
 //     merely shares "what" and "is" with the question well above zero, so
 //     cosine alone cannot tell "what time is dinner today?" from a real
 //     question, or
-//   - the keyword side ranked it near the top and it holds most of the
-//     query's terms (exact names and numbers that embeddings blur).
+//   - the keyword side ranked it near the top of the whole scope (not only
+//     of the books routing searched first) and it holds most of the query's
+//     terms (exact names and numbers that embeddings blur).
 //
 // The strong bar never sits less than strongMargin above the minimum, so
 // raising the minimum for a model whose cosines crowd together (e5 scores an
@@ -34,7 +35,7 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64) (kep
 			kept = append(kept, c)
 		case c.vecRank > 0 && c.vecScore >= min && matched(qterms, terms()) >= need:
 			kept = append(kept, c)
-		case c.lexRank > 0 && c.lexRank <= p.opts.LexicalRank && coverage(qterms, terms()) >= p.opts.LexicalCover:
+		case c.seenLex > 0 && c.seenLex <= p.opts.LexicalRank && coverage(qterms, terms()) >= p.opts.LexicalCover:
 			kept = append(kept, c)
 		default:
 			dropped = append(dropped, c)

@@ -101,6 +101,7 @@ func newPipeline(a *app, o answerOptions) (*qa.Pipeline, error) {
 		Library:  a.Meta,
 		Access:   acl.NewResolver(a.Meta, acl.NewStore(a.Meta.SQL()), a.Meta),
 		Terms:    analysis.Terms,
+		Books:    a.Meta,
 		Logger:   a.Log,
 	}
 	if tok, err := ingest.NewTokenizer(); err == nil {
@@ -124,7 +125,11 @@ func newPipeline(a *app, o answerOptions) (*qa.Pipeline, error) {
 	if o.RerankURL != "" {
 		deps.Reranker = qa.NewHTTPReranker(o.RerankURL, o.RerankModel, o.RerankKey, nil)
 	}
-	return qa.NewPipeline(deps, qa.Options{MinScore: o.MinScore, K: o.K})
+	opts := qa.Options{MinScore: o.MinScore, K: o.K}
+	if v := os.Getenv("CB_FUSION"); v != "" { // TUNING ONLY
+		fmt.Sscanf(v, "%g,%g,%g,%g,%g", &opts.Fusion.Lexical, &opts.Fusion.Vector, &opts.Fusion.Page, &opts.Fusion.Repeat, &opts.RouteBonus)
+	}
+	return qa.NewPipeline(deps, opts)
 }
 
 // askFlags are the flags of `citebook ask`.

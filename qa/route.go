@@ -1,0 +1,233 @@
+package qa
+
+import (
+	"context"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/analysis"
+)
+
+// BookChunks reads the chunks of a book version (index/sqlite); routing
+// takes a book's cover page from it. Optional: without it books are routed
+// by their titles alone.
+type BookChunks interface {
+	ChunksAt(ctx context.Context, bookID string, version int) ([]citebook.Chunk, error)
+}
+
+// BookScore is how well a book's metadata matches a question; the trace
+// lists them best first.
+type BookScore struct {
+	BookID string  `json:"book_id"`
+	Score  float64 `json:"score"`
+	Routed bool    `json:"routed,omitempty"` // searched first
+}
+
+// Routing constants: the books scoring at least routeShare of the best
+// book are routed, but only when they are few (at most routeMax and a third
+// of the scope): a question naming only a year or a common word names no
+// book in particular.
+const (
+	routeShare = 0.6
+	routeMax   = 4
+	// coverChars bounds the cover text read per book.
+	coverChars = 6000
+	// titleWeight counts a title match above a match on the cover page,
+	// whose boilerplate names many things.
+	titleWeight = 2.0
+)
+
+// profile is what a book is recognised by: its title and its cover (the
+// first page or two), as term sets, and what it defines.
+type profile struct {
+	title, cover map[string]bool
+	defs         definitions // abbreviations the book defines
+}
+
+// profiles caches book profiles per served version.
+type profiles struct {
+	mu sync.Mutex
+	m  map[citebook.BookScope]*profile
+}
+
+// profile returns (and caches) the profile of a book version.
+func (p *Pipeline) profile(ctx context.Context, b citebook.BookScope) (*profile, error) {
+	p.books.mu.Lock()
+	pr, ok := p.books.m[b]
+	p.books.mu.Unlock()
+	if ok {
+		return pr, nil
+	}
+	book, err := p.deps.Library.Book(ctx, b.BookID)
+	if err != nil {
+		return nil, err
+	}
+	pr = &profile{title: analysis.TermSet(analysis.Terms(book.Title)), cover: map[string]bool{}}
+	if p.deps.Books != nil {
+		cs, err := p.deps.Books.ChunksAt(ctx, b.BookID, b.Version)
+		if err != nil {
+			return nil, err
+		}
+		pr.cover = analysis.TermSet(analysis.Terms(cover(cs)))
+		pr.defs = definitions{}
+		for _, c := range cs {
+			define(c.Text, pr.defs)
+		}
+	}
+	p.books.mu.Lock()
+	if p.books.m == nil {
+		p.books.m = map[citebook.BookScope]*profile{}
+	}
+	p.books.m[b] = pr
+	p.books.mu.Unlock()
+	return pr, nil
+}
+
+// cover is the text of a book's first two pages (its first chunks for
+// books without pages), where a filing states its company, form and
+// fiscal year.
+func cover(cs []citebook.Chunk) string {
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Ordinal < cs[j].Ordinal })
+	first := 0
+	for _, c := range cs {
+		if c.PageStart > 0 && (first == 0 || c.PageStart < first) {
+			first = c.PageStart
+		}
+	}
+	var b strings.Builder
+	for i, c := range cs {
+		if first > 0 && c.PageStart > first+1 || first == 0 && i >= 2 || b.Len() > coverChars {
+			break
+		}
+		b.WriteString(c.Text)
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// route scores every book of the filter against the question's terms,
+// weighting each term by how few books it names (BM25's idf over books),
+// and marks the books to search first. It returns nil when there is no
+// choice to make or nothing in the question names a book.
+func (p *Pipeline) route(ctx context.Context, question string, f citebook.Filter) ([]BookScore, error) {
+	if len(f.Books) < 3 {
+		return nil, nil
+	}
+	terms := analysis.QueryTerms(question)
+	profs := make([]*profile, len(f.Books))
+	for i, b := range f.Books {
+		pr, err := p.profile(ctx, b)
+		if err != nil {
+			return nil, err
+		}
+		profs[i] = pr
+	}
+	n := float64(len(f.Books))
+	out := make([]BookScore, len(f.Books))
+	for i, b := range f.Books {
+		out[i].BookID = b.BookID
+	}
+	for _, t := range terms {
+		df := 0.0
+		for _, pr := range profs {
+			if pr.title[t] || pr.cover[t] {
+				df++
+			}
+		}
+		if df == 0 {
+			continue
+		}
+		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+		for i, pr := range profs {
+			switch {
+			case pr.title[t]:
+				out[i].Score += titleWeight * idf
+			case pr.cover[t]:
+				out[i].Score += idf
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].BookID < out[j].BookID
+	})
+	if out[0].Score <= 0 {
+		return out, nil
+	}
+	routed := 0
+	for routed < len(out) && out[routed].Score >= routeShare*out[0].Score {
+		routed++
+	}
+	if routed > routeMax || float64(routed) > n/3 {
+		return out, nil // the question names nothing that tells a few books apart
+	}
+	for i := range out[:routed] {
+		out[i].Routed = true
+	}
+	return out, nil
+}
+
+// routedFilter narrows f to the routed books.
+func routedFilter(f citebook.Filter, scores []BookScore) (citebook.Filter, bool) {
+	var ids []string
+	for _, s := range scores {
+		if s.Routed {
+			ids = append(ids, s.BookID)
+		}
+	}
+	if len(ids) == 0 {
+		return f, false
+	}
+	out := citebook.Filter{Tenant: f.Tenant, DenyParents: f.DenyParents}
+	for _, b := range f.Books {
+		for _, id := range ids {
+			if b.BookID == id {
+				out.Books = append(out.Books, b)
+			}
+		}
+	}
+	return out, true
+}
+
+// merge combines the candidates of the whole library with those of the
+// routed books: a chunk found by both keeps its better score, and every
+// chunk gains bonus times its book's share of the best book score.
+func merge(all, routed []*candidate, scores []BookScore, bonus float64) []*candidate {
+	share := map[string]float64{}
+	if len(scores) > 0 && scores[0].Score > 0 {
+		for _, s := range scores {
+			if s.Routed {
+				share[s.BookID] = s.Score / scores[0].Score
+			}
+		}
+	}
+	byID := map[string]*candidate{}
+	var out []*candidate
+	for _, c := range routed {
+		c.seenVec, c.seenLex = 0, 0
+		byID[c.chunk.ID] = c
+		out = append(out, c)
+	}
+	for _, c := range all {
+		x, ok := byID[c.chunk.ID]
+		switch {
+		case !ok:
+			byID[c.chunk.ID] = c
+			out = append(out, c)
+		case c.fused > x.fused:
+			*x = *c
+		default:
+			x.seenVec, x.seenLex = c.seenVec, c.seenLex
+		}
+	}
+	for _, c := range out {
+		c.fused += bonus * share[c.chunk.BookID]
+	}
+	sortCandidates(out)
+	return out
+}
