@@ -190,6 +190,20 @@ func TestHarnessFinanceBench(t *testing.T) {
 	require.Zero(t, s.Errors)
 	checkSummary(t, expected(t, l, ds, res), s)
 
+	// Each retriever alone is measured from the same trace; the fused
+	// signal is the ranking the summary reports.
+	require.Len(t, s.Signals, len(Signals))
+	assert.Equal(t, s.RecallAtK, s.Signals[SignalFused].RecallAtK)
+	assert.Equal(t, s.PageRecallAtK, s.Signals[SignalFused].PageRecallAtK)
+	assert.Equal(t, s.HitAtK, s.Signals[SignalFused].HitAtK)
+	for _, r := range res.Questions {
+		if r.ranked() {
+			for _, name := range []string{SignalBM25, SignalVector} {
+				require.Len(t, r.Signals[name].PageRecall, MaxK, "%s of %s", name, r.ID)
+			}
+		}
+	}
+
 	refused, answered := 0, 0
 	for _, r := range res.Questions {
 		if !r.Answerable && r.Refused {

@@ -2,7 +2,6 @@ package qa
 
 import (
 	"context"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -21,33 +20,92 @@ type definition struct {
 	terms string // the long form's terms, space-separated and padded
 }
 
-// parenthesised finds "long form (SHORT)" candidates: a short form of 2–10
-// characters starting with a letter and holding a capital, right after up to
-// 12 words.
-var parenthesised = regexp.MustCompile(`((?:[A-Za-z][\w&'’\-]*[,]?\s+){1,12})\(([A-Za-z][A-Za-z0-9&\-\.]{1,9})\)`)
-
 // define collects the abbreviations a text defines, with the algorithm of
 // Schwartz and Hearst ("A simple algorithm for identifying abbreviation
-// definitions in biomedical text", 2003): the short form's characters are
-// matched right to left inside the words before the parenthesis, the first
-// one at the start of a word, and the long form is the shortest such run
-// of words.
+// definitions in biomedical text", 2003): a short form in parentheses
+// right after the words it abbreviates, whose characters are matched right
+// to left inside those words, the first at the start of a word; the long
+// form is the shortest such run of words. It scans for parentheses instead
+// of using a regular expression, which took 3 µs per byte.
 func define(text string, into definitions) {
-	for _, m := range parenthesised.FindAllStringSubmatch(text, -1) {
-		short := m[2]
-		// A lower-case short form ("capex") must be a word of letters; one
-		// with capitals may hold digits, "&" and dots ("PP&E", "U.S.").
-		if !strings.ContainsFunc(short, unicode.IsUpper) && (len(short) < 3 || strings.ContainsFunc(short, func(r rune) bool { return !unicode.IsLetter(r) })) {
+	for i := 0; i < len(text); i++ {
+		if text[i] != '(' {
 			continue
 		}
-		words := strings.Fields(m[1])
-		if long, ok := longForm(short, words); ok {
+		end := strings.IndexByte(text[i+1:min(len(text), i+12)], ')')
+		if end < 0 {
+			continue
+		}
+		short := text[i+1 : i+1+end]
+		if !shortForm(short) {
+			continue
+		}
+		words := strings.Fields(text[max(0, i-160):i])
+		if i >= 160 && len(words) > 0 {
+			words = words[1:] // the first may be cut
+		}
+		// The long form's words end right before the parenthesis and hold no
+		// sentence or clause break.
+		for k := len(words) - 1; k >= 0; k-- {
+			if strings.ContainsAny(words[k], ".;:()[]") && k < len(words)-1 || strings.ContainsAny(words[k], "()[]") {
+				words = words[k+1:]
+				break
+			}
+		}
+		if long, ok := longForm(short, words); ok && !lowerPrefix(short, long) {
 			key := strings.ToLower(short)
 			if _, seen := into[key]; !seen {
 				into[key] = definition{long: long, terms: " " + strings.Join(analysis.Terms(long), " ") + " "}
 			}
 		}
 	}
+}
+
+// shortForm reports whether s can be an abbreviation: 2–10 characters
+// starting with a letter; with a capital it may hold digits, "&", "-" and
+// dots ("PP&E", "U.S."), without one it must be a word of at least three
+// letters ("capex"); never a stop word ("(IT)" would expand every question
+// holding "it").
+func shortForm(s string) bool {
+	if len(s) < 2 || len(s) > 10 || !unicode.IsLetter(rune(s[0])) {
+		return false
+	}
+	upper := false
+	for _, r := range s {
+		switch {
+		case 'A' <= r && r <= 'Z':
+			upper = true
+		case 'a' <= r && r <= 'z':
+		case '0' <= r && r <= '9', r == '&', r == '-', r == '.':
+			if !strings.ContainsFunc(s, unicode.IsUpper) {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	if !upper && len(s) < 3 {
+		return false
+	}
+	return !analysis.IsStopword(strings.ToLower(s))
+}
+
+// lowerPrefix reports a lower-case short form that begins a word of its
+// long form or follows numbers: an ordinary word in brackets, "groups of
+// users (group)", a table row "interest 5,516 … comprehensive (income)".
+func lowerPrefix(short, long string) bool {
+	if strings.ContainsFunc(short, unicode.IsUpper) {
+		return false
+	}
+	if strings.ContainsFunc(long, unicode.IsDigit) {
+		return true
+	}
+	for _, w := range strings.Fields(strings.ToLower(long)) {
+		if strings.HasPrefix(w, short) {
+			return true
+		}
+	}
+	return false
 }
 
 // longForm matches short against the words before it, at most
@@ -66,8 +124,8 @@ func longForm(short string, words []string) (string, bool) {
 	if len(words) > limit {
 		words = words[len(words)-limit:]
 	}
-	if out, ok := initials(letters, words); ok {
-		return out, true
+	if out, ok := initials(letters, words); ok || strings.Contains(short, "&") {
+		return out, ok // "R&D", "SG&A" name their words' initials or nothing
 	}
 	long := []rune(strings.ToLower(strings.Join(words, " ")))
 	li := len(long) - 1
@@ -86,11 +144,29 @@ func longForm(short string, words []string) (string, bool) {
 	for start > 0 && long[start-1] != ' ' {
 		start--
 	}
-	out := strings.TrimRight(string(long[start:]), ", ")
-	if len(strings.Fields(out)) < 2 || len([]rune(out)) <= len(letters) {
+	return plausible(string(long[start:]), letters)
+}
+
+// plausible trims a long form and rejects what is no definition: fewer
+// than two words, a first word that is a function word or does not start
+// with the short form's first letter, or a long form that contains the
+// short form itself ("… of console logging level (console)").
+func plausible(long string, letters []rune) (string, bool) {
+	long = strings.TrimRight(long, ",;: ")
+	ws := strings.Fields(long)
+	if len(ws) < 2 || len([]rune(long)) <= len(letters) || analysis.IsStopword(strings.Trim(ws[0], ",;:'’")) {
 		return "", false
 	}
-	return out, true
+	if []rune(ws[0])[0] != letters[0] || len([]rune(ws[0])) < 2 {
+		return "", false
+	}
+	short := string(letters)
+	for _, w := range strings.FieldsFunc(long, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if w == short {
+			return "", false
+		}
+	}
+	return long, true
 }
 
 // initials matches an acronym whose letters are the initials of the last
@@ -109,8 +185,7 @@ func initials(letters []rune, words []string) (string, bool) {
 			return "", false
 		}
 		if n == 0 {
-			out := strings.TrimRight(strings.ToLower(strings.Join(words[i:], " ")), ", ")
-			return out, len(words[i:]) >= 2
+			return plausible(strings.ToLower(strings.Join(words[i:], " ")), letters)
 		}
 	}
 	return "", false

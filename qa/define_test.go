@@ -10,7 +10,9 @@ func TestDefine(t *testing.T) {
 	defs := definitions{}
 	define(`Purchases of property, plant and equipment (PP&E) were $1,577 million. We use capital expenditures (capex)
 as a measure. Days payable outstanding (DPO) rose. The Securities and Exchange Commission (SEC) requires it.
-Revenue grew (see Note 3) and (USD) amounts are in millions. Earnings per share (EPS) fell.`, defs)
+Revenue grew (see Note 3) and (USD) amounts are in millions. Earnings per share (EPS) fell.
+Set the kernel's printk level of console logging level (console) and the Linux kernel (Linux).
+Groups of users (group), information technology (IT), research and related expenses (R&D), u remount all (umount).`, defs)
 	want := map[string]string{
 		"pp&e":  "property, plant and equipment",
 		"capex": "capital expenditures",

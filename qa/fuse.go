@@ -1,7 +1,6 @@
 package qa
 
 import (
-	"os"
 	"sort"
 
 	"github.com/citebook/citebook"
@@ -30,8 +29,11 @@ type candidate struct {
 // equal-weight fusion of two lexical signals loses to BM25 alone; a
 // semantic model finds paraphrases BM25 cannot and earns a larger share.
 type Fusion struct {
-	Lexical float64 `json:"lexical"` // weight of the normalised BM25 score
+	Lexical float64 `json:"lexical"` // weight of the normalised BM25 score of the question
 	Vector  float64 `json:"vector"`  // weight of the normalised cosine
+	// Expansion weighs BM25 of the question expanded with the books'
+	// definitions (see expand), when they apply.
+	Expansion float64 `json:"expansion"`
 	// Page is the share of the other chunks' evidence a page (or, for books
 	// without pages, a section) adds to its best chunk: the cited unit is a
 	// page, and a statement whose header, rows and caption fall into three
@@ -53,9 +55,9 @@ const (
 // FinanceBench dev, CMRC 2018 trial) for an embedder kind.
 func DefaultFusion(kind string) Fusion {
 	if kind == KindLexical {
-		return Fusion{Lexical: 0.8, Vector: 0.2, Page: 0.3, Repeat: 0.5}
+		return Fusion{Lexical: 0.8, Vector: 0.2, Expansion: 0.2, Page: 0.1, Repeat: 1}
 	}
-	return Fusion{Lexical: 0.5, Vector: 0.5, Page: 0.3, Repeat: 0.5}
+	return Fusion{Lexical: 0.5, Vector: 0.5, Expansion: 0.2, Page: 0.1, Repeat: 1}
 }
 
 // EmbedderKind tells the builtin embedder from a model by its version.
@@ -74,7 +76,7 @@ func EmbedderKind(v citebook.EmbeddingVersion) string {
 // for e5). Unlike reciprocal rank fusion it keeps how far apart scores
 // are, and with tuned weights it does not let a weak signal outvote a
 // strong one. The chunks of one page then pool their evidence (see Fusion).
-func fuse(query int, vec, lex []citebook.Hit, w Fusion) []*candidate {
+func fuse(query int, vec, lex, expanded []citebook.Hit, w Fusion) []*candidate {
 	byID := map[string]*candidate{}
 	var out []*candidate
 	get := func(c citebook.Chunk) *candidate {
@@ -103,7 +105,17 @@ func fuse(query int, vec, lex []citebook.Hit, w Fusion) []*candidate {
 		c.lexRank, c.lexScore = i+1, h.Score
 		top = max(top, h.Score)
 	}
+	xs := map[string]float64{}
+	xtop := 0.0
+	for _, h := range expanded {
+		c := get(h.Chunk)
+		xs[c.chunk.ID] = h.Score
+		xtop = max(xtop, h.Score)
+	}
 	for _, c := range out {
+		if x, ok := xs[c.chunk.ID]; ok && xtop > 0 {
+			c.own += w.Expansion * x / xtop
+		}
 		if c.lexRank > 0 && top > 0 {
 			c.own += w.Lexical * c.lexScore / top
 		}
@@ -111,9 +123,6 @@ func fuse(query int, vec, lex []citebook.Hit, w Fusion) []*candidate {
 			v := 1.0
 			if hi > lo {
 				v = (c.vecScore - lo) / (hi - lo)
-			}
-			if os.Getenv("CB_VECNORM") == "theo" && hi > 0 {
-				v = max(0, c.vecScore) / hi
 			}
 			c.own += w.Vector * v
 		}

@@ -75,22 +75,19 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 	n := max(p.opts.OverFetch*p.k(req), p.opts.Depth)
 	min := p.minScore(req)
 	for i, query := range fd.queries {
-		vh, lh, err := p.retrieve(ctx, searched[i], vecs[i], f, n)
+		cands, err := p.search(ctx, i, query, searched[i], vecs[i], f, n)
 		if err != nil {
 			return nil, err
 		}
-		sw.lap("retrieve")
-		cands := fuse(i, vh, lh, p.opts.Fusion)
 		if rf, ok := routedFilter(f, tr.Books); ok {
-			vh, lh, err := p.retrieve(ctx, searched[i], vecs[i], rf, n)
+			routed, err := p.search(ctx, i, query, searched[i], vecs[i], rf, n)
 			if err != nil {
 				return nil, err
 			}
-			sw.lap("retrieve")
-			cands = merge(cands, fuse(i, vh, lh, p.opts.Fusion), tr.Books, p.opts.RouteBonus)
+			cands = merge(cands, routed, tr.Books, p.opts.RouteBonus)
 		}
 		fd.all = append(fd.all, cands...)
-		sw.lap("fuse")
+		sw.lap("retrieve")
 		kept, dropped := p.threshold(query, cands, min)
 		for _, c := range dropped {
 			tr.Dropped = append(tr.Dropped, Dropped{ChunkID: c.chunk.ID, Reason: "below_threshold"})
@@ -99,6 +96,26 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 		sw.lap("threshold")
 	}
 	return fd, nil
+}
+
+// search retrieves one query inside f and fuses the rankings: the vector
+// search of the (expanded) query, BM25 of the question as asked, and, when
+// the books' definitions expanded it, BM25 of the expanded query as a third,
+// lighter signal (spelling out "APT" as "advanced packaging tool" adds common
+// words that must not outweigh the question's own).
+func (p *Pipeline) search(ctx context.Context, qi int, query, expanded string, vec []float32, f citebook.Filter, n int) ([]*candidate, error) {
+	vh, lh, err := p.retrieve(ctx, query, vec, f, n)
+	if err != nil {
+		return nil, err
+	}
+	var xh []citebook.Hit
+	if expanded != query {
+		if xh, err = p.deps.Lexical.Search(ctx, expanded, f, n); err != nil {
+			return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "keyword search failed")
+		}
+		xh = keepMatching(xh, &f)
+	}
+	return fuse(qi, vh, lh, xh, p.opts.Fusion), nil
 }
 
 // empty reports whether no query kept anything.

@@ -30,7 +30,15 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64) (kep
 			}
 			return have
 		}
+		// A chunk that only the search of the routed books (or of the query
+		// as definitions expanded it) found, or found by vectors, must hold
+		// most of the question's terms or be close in meaning: a year or a
+		// company name alone routes to a book without making its chunks
+		// relevant.
+		routedOnly := c.seenVec == 0 && c.seenLex == 0 || c.vecRank > 0 && c.seenVec == 0
 		switch {
+		case routedOnly && !(c.vecScore >= strong || coverage(qterms, terms()) >= p.opts.LexicalCover):
+			dropped = append(dropped, c)
 		case c.vecRank > 0 && c.vecScore >= strong:
 			kept = append(kept, c)
 		case c.vecRank > 0 && c.vecScore >= min && matched(qterms, terms()) >= need:
