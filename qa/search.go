@@ -75,19 +75,19 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 	n := max(p.opts.OverFetch*p.k(req), p.opts.Depth)
 	min := p.minScore(req)
 	for i, query := range fd.queries {
-		cands, err := p.search(ctx, i, query, searched[i], vecs[i], f, n)
+		cands, err := p.search(ctx, sw, i, query, searched[i], vecs[i], f, n)
 		if err != nil {
 			return nil, err
 		}
 		if rf, ok := routedFilter(f, tr.Books); ok {
-			routed, err := p.search(ctx, i, query, searched[i], vecs[i], rf, n)
+			routed, err := p.search(ctx, sw, i, query, searched[i], vecs[i], rf, n)
 			if err != nil {
 				return nil, err
 			}
 			cands = merge(cands, routed, tr.Books, p.opts.RouteBonus)
 		}
 		fd.all = append(fd.all, cands...)
-		sw.lap("retrieve")
+		sw.lap("fuse")
 		kept, dropped := p.threshold(query, cands, min)
 		for _, c := range dropped {
 			tr.Dropped = append(tr.Dropped, Dropped{ChunkID: c.chunk.ID, Reason: "below_threshold"})
@@ -103,7 +103,7 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 // the books' definitions expanded it, BM25 of the expanded query as a third,
 // lighter signal (spelling out "APT" as "advanced packaging tool" adds common
 // words that must not outweigh the question's own).
-func (p *Pipeline) search(ctx context.Context, qi int, query, expanded string, vec []float32, f citebook.Filter, n int) ([]*candidate, error) {
+func (p *Pipeline) search(ctx context.Context, sw *stopwatch, qi int, query, expanded string, vec []float32, f citebook.Filter, n int) ([]*candidate, error) {
 	vh, lh, err := p.retrieve(ctx, query, vec, f, n)
 	if err != nil {
 		return nil, err
@@ -115,7 +115,10 @@ func (p *Pipeline) search(ctx context.Context, qi int, query, expanded string, v
 		}
 		xh = keepMatching(xh, &f)
 	}
-	return fuse(qi, vh, lh, xh, p.opts.Fusion), nil
+	sw.lap("retrieve")
+	out := fuse(qi, vh, lh, xh, p.opts.Fusion)
+	sw.lap("fuse")
+	return out, nil
 }
 
 // empty reports whether no query kept anything.

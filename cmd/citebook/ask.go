@@ -126,9 +126,6 @@ func newPipeline(a *app, o answerOptions) (*qa.Pipeline, error) {
 		deps.Reranker = qa.NewHTTPReranker(o.RerankURL, o.RerankModel, o.RerankKey, nil)
 	}
 	opts := qa.Options{MinScore: o.MinScore, K: o.K}
-	if v := os.Getenv("CB_FUSION"); v != "" { // TUNING ONLY
-		fmt.Sscanf(v, "%g,%g,%g,%g,%g,%g", &opts.Fusion.Lexical, &opts.Fusion.Vector, &opts.Fusion.Page, &opts.Fusion.Repeat, &opts.RouteBonus, &opts.Fusion.Expansion)
-	}
 	return qa.NewPipeline(deps, opts)
 }
 
