@@ -86,7 +86,7 @@ type Options struct {
 	MaxK           int     // upper bound on Request.K; default 20
 	OverFetch      int     // each retriever returns OverFetch×K candidates; default 4
 	Fusion         Fusion  // retriever weights; zero: DefaultFusion of the embedder's kind
-	Depth          int     // candidates each retriever returns for fusion, at least OverFetch×K; default 50
+	Depth          int     // candidates each retriever returns for fusion, at least OverFetch×K; default 20 (deeper only pays with page pooling)
 	RouteBonus     float64 // fused score a routed book's chunks gain, times the book's share of the best book score; default 1
 	MinScore       float64 // vector cosine below which a chunk is dropped; default 0.2
 	StrongScore    float64 // vector cosine that keeps a chunk without shared terms; default 0.45
@@ -116,7 +116,7 @@ func (o Options) withDefaults() Options {
 	def(&o.ContextTokens, 3000)
 	def(&o.RerankPool, 3)
 	def(&o.SplitQueries, 5)
-	def(&o.Depth, 50)
+	def(&o.Depth, 20)
 	if o.RouteBonus <= 0 {
 		o.RouteBonus = 1 // 0.3 and 0.5 lost CMRC passages to title matches; FinanceBench shared gained alike
 	}
