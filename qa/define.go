@@ -233,20 +233,23 @@ func expand(query string, defs definitions) string {
 	return query + " (" + strings.Join(add, "; ") + ")"
 }
 
-// scopeDefinitions merges the definitions of the books in scope.
+// scopeDefinitions merges the definitions of the books in scope, leaving
+// out those of sections the filter denies (the expanded query is shown in
+// the trace).
 func (p *Pipeline) scopeDefinitions(ctx context.Context, f citebook.Filter) (definitions, error) {
 	if p.deps.Books == nil {
 		return nil, nil
 	}
 	out := definitions{}
+	deny := denied(f)
 	for _, b := range f.Books {
 		pr, err := p.profile(ctx, b)
 		if err != nil {
 			return nil, err
 		}
-		for k, v := range pr.defs {
-			if _, ok := out[k]; !ok {
-				out[k] = v
+		for _, d := range pr.defs {
+			if _, ok := out[d.short]; !ok && !deny[d.parent] {
+				out[d.short] = d.def
 			}
 		}
 	}

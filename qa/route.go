@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/citebook/citebook"
@@ -41,10 +40,45 @@ const (
 )
 
 // profile is what a book is recognised by: its title and its cover (the
-// first page or two), as term sets, and what it defines.
+// first page or two), as term sets, and what it defines. Cover and
+// definitions keep the section (parent) they come from: a profile is cached
+// for every reader of the book, and a reader denied a section must neither
+// be routed by it nor see its definitions in the trace's expanded query.
 type profile struct {
-	title, cover map[string]bool
-	defs         definitions // abbreviations the book defines
+	title map[string]bool
+	cover []sectionTerms
+	defs  []sectionDef
+}
+
+type sectionTerms struct {
+	parent string
+	terms  map[string]bool
+}
+
+type sectionDef struct {
+	parent, short string
+	def           definition
+}
+
+// covers reports whether the part of the cover f lets the reader see holds t.
+func (pr *profile) covers(t string, deny map[string]bool) bool {
+	for _, c := range pr.cover {
+		if c.terms[t] && !deny[c.parent] {
+			return true
+		}
+	}
+	return false
+}
+
+func denied(f citebook.Filter) map[string]bool {
+	if len(f.DenyParents) == 0 {
+		return nil
+	}
+	m := make(map[string]bool, len(f.DenyParents))
+	for _, p := range f.DenyParents {
+		m[p] = true
+	}
+	return m
 }
 
 // profiles caches book profiles per served version.
@@ -65,16 +99,21 @@ func (p *Pipeline) profile(ctx context.Context, b citebook.BookScope) (*profile,
 	if err != nil {
 		return nil, err
 	}
-	pr = &profile{title: analysis.TermSet(analysis.Terms(book.Title)), cover: map[string]bool{}}
+	pr = &profile{title: analysis.TermSet(analysis.Terms(book.Title))}
 	if p.deps.Books != nil {
 		cs, err := p.deps.Books.ChunksAt(ctx, b.BookID, b.Version)
 		if err != nil {
 			return nil, err
 		}
-		pr.cover = analysis.TermSet(analysis.Terms(cover(cs)))
-		pr.defs = definitions{}
+		for _, c := range cover(cs) {
+			pr.cover = append(pr.cover, sectionTerms{parent: c.ParentID, terms: analysis.TermSet(analysis.Terms(c.Text))})
+		}
 		for _, c := range cs {
-			define(c.Text, pr.defs)
+			defs := definitions{}
+			define(c.Text, defs)
+			for short, d := range defs {
+				pr.defs = append(pr.defs, sectionDef{parent: c.ParentID, short: short, def: d})
+			}
 		}
 	}
 	p.books.mu.Lock()
@@ -86,10 +125,10 @@ func (p *Pipeline) profile(ctx context.Context, b citebook.BookScope) (*profile,
 	return pr, nil
 }
 
-// cover is the text of a book's first two pages (its first chunks for
+// cover is the chunks of a book's first two pages (its first chunks for
 // books without pages), where a filing states its company, form and
 // fiscal year.
-func cover(cs []citebook.Chunk) string {
+func cover(cs []citebook.Chunk) []citebook.Chunk {
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Ordinal < cs[j].Ordinal })
 	first := 0
 	for _, c := range cs {
@@ -97,15 +136,16 @@ func cover(cs []citebook.Chunk) string {
 			first = c.PageStart
 		}
 	}
-	var b strings.Builder
+	var out []citebook.Chunk
+	n := 0
 	for i, c := range cs {
-		if first > 0 && c.PageStart > first+1 || first == 0 && i >= 2 || b.Len() > coverChars {
+		if first > 0 && c.PageStart > first+1 || first == 0 && i >= 2 || n > coverChars {
 			break
 		}
-		b.WriteString(c.Text)
-		b.WriteByte('\n')
+		out = append(out, c)
+		n += len(c.Text)
 	}
-	return b.String()
+	return out
 }
 
 // route scores every book of the filter against the question's terms,
@@ -125,6 +165,7 @@ func (p *Pipeline) route(ctx context.Context, question string, f citebook.Filter
 		}
 		profs[i] = pr
 	}
+	deny := denied(f)
 	n := float64(len(f.Books))
 	out := make([]BookScore, len(f.Books))
 	for i, b := range f.Books {
@@ -133,7 +174,7 @@ func (p *Pipeline) route(ctx context.Context, question string, f citebook.Filter
 	for _, t := range terms {
 		df := 0.0
 		for _, pr := range profs {
-			if pr.title[t] || pr.cover[t] {
+			if pr.title[t] || pr.covers(t, deny) {
 				df++
 			}
 		}
@@ -145,7 +186,7 @@ func (p *Pipeline) route(ctx context.Context, question string, f citebook.Filter
 			switch {
 			case pr.title[t]:
 				out[i].Score += titleWeight * idf
-			case pr.cover[t]:
+			case pr.covers(t, deny):
 				out[i].Score += idf
 			}
 		}

@@ -21,7 +21,10 @@ func (s shelf) Book(_ context.Context, id string) (*citebook.Book, error) {
 }
 
 func (s shelf) ChunksAt(_ context.Context, id string, _ int) ([]citebook.Chunk, error) {
-	return []citebook.Chunk{{ID: id + "-1", BookID: id, PageStart: 1, Text: s.covers[id]}}, nil
+	return []citebook.Chunk{
+		{ID: id + "-1", BookID: id, ParentID: id + "/cover", PageStart: 1, Text: s.covers[id]},
+		{ID: id + "-9", BookID: id, ParentID: id + "/secret", PageStart: 9, Ordinal: 9, Text: "Project Bluebird (PBB) is confidential."},
+	}, nil
 }
 
 func TestRouteBooksByMetadata(t *testing.T) {
@@ -72,8 +75,24 @@ func TestRouteBooksByMetadata(t *testing.T) {
 		})
 	}
 
+	// A reader denied a section is neither routed by its text nor shown
+	// its definitions: profiles are cached for every reader of a book.
+	deny := f
+	deny.DenyParents = []string{"annual/cover", "annual/secret"}
+	scores, err := p.route(context.Background(), "What was Pfizer's revenue in fiscal 2019?", deny)
+	require.NoError(t, err)
+	for _, s := range scores {
+		require.False(t, s.Routed && s.BookID == "annual", "%+v", scores)
+	}
+	defs, err := p.scopeDefinitions(context.Background(), f)
+	require.NoError(t, err)
+	require.Equal(t, "project bluebird", defs["pbb"].long)
+	defs, err = p.scopeDefinitions(context.Background(), citebook.Filter{Books: f.Books[4:5], DenyParents: deny.DenyParents})
+	require.NoError(t, err)
+	require.NotContains(t, defs, "pbb")
+
 	// A scope of one or two books has nothing to route.
-	scores, err := p.route(context.Background(), "3M 2018", citebook.Filter{Books: f.Books[:2]})
+	scores, err = p.route(context.Background(), "3M 2018", citebook.Filter{Books: f.Books[:2]})
 	require.NoError(t, err)
 	require.Nil(t, scores)
 }
