@@ -34,3 +34,32 @@ func FuzzTerms(f *testing.F) {
 		}
 	})
 }
+
+// FuzzQueryTerms checks that a query looks up only terms its text yields
+// (or their letter and digit parts), each once, and never nothing for text
+// that has terms.
+func FuzzQueryTerms(f *testing.F) {
+	for _, s := range []string{"What is 3M's FY2018 capex?", "检索系统是什么？", "年", "the of and", "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		all := map[string]bool{}
+		for _, term := range Terms(s) {
+			all[term] = true
+			for _, p := range compoundParts(term) {
+				all[p] = true
+			}
+		}
+		q := QueryTerms(s)
+		seen := map[string]bool{}
+		for _, term := range q {
+			if !all[term] || seen[term] {
+				t.Fatalf("query term %q of %q: from the text %v, repeated %v", term, s, all[term], seen[term])
+			}
+			seen[term] = true
+		}
+		if len(all) > 0 && len(q) == 0 {
+			t.Fatalf("no query terms for %q with terms %v", s, all)
+		}
+	})
+}
