@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"sync"
+	"unicode"
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/analysis"
@@ -125,9 +126,10 @@ func (p *Pipeline) profile(ctx context.Context, b citebook.BookScope) (*profile,
 	return pr, nil
 }
 
-// cover is the chunks of a book's first two pages (its first chunks for
+// cover is the chunks of a book's first page (its first two chunks for
 // books without pages), where a filing states its company, form and
-// fiscal year.
+// fiscal year; the second page is often a table of contents, whose
+// headings name what every book of the kind holds.
 func cover(cs []citebook.Chunk) []citebook.Chunk {
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].Ordinal < cs[j].Ordinal })
 	first := 0
@@ -139,7 +141,7 @@ func cover(cs []citebook.Chunk) []citebook.Chunk {
 	var out []citebook.Chunk
 	n := 0
 	for i, c := range cs {
-		if first > 0 && c.PageStart > first+1 || first == 0 && i >= 2 || n > coverChars {
+		if first > 0 && c.PageStart > first || first == 0 && i >= 2 || n > coverChars {
 			break
 		}
 		out = append(out, c)
@@ -156,7 +158,7 @@ func (p *Pipeline) route(ctx context.Context, question string, f citebook.Filter
 	if len(f.Books) < 3 {
 		return nil, nil
 	}
-	terms := analysis.QueryTerms(question)
+	terms := routeTerms(question)
 	profs := make([]*profile, len(f.Books))
 	for i, b := range f.Books {
 		pr, err := p.profile(ctx, b)
@@ -211,6 +213,42 @@ func (p *Pipeline) route(ctx context.Context, question string, f citebook.Filter
 		out[i].Routed = true
 	}
 	return out, nil
+}
+
+// routeTerms are the question's query terms plus each pair of adjacent
+// words written as one: titles and file names join a name's words
+// ("BESTBUY_2017_10K", "ActivisionBlizzard") that questions spell apart.
+func routeTerms(question string) []string {
+	terms := analysis.QueryTerms(question)
+	seen := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		seen[t] = true
+	}
+	words := analysis.Terms(question)
+	for i := 1; i < len(words); i++ {
+		a, b := words[i-1], words[i]
+		if analysis.IsStopword(a) || analysis.IsStopword(b) || !isWord(a) || !isWord(b) {
+			continue
+		}
+		if j := a + b; !seen[j] {
+			seen[j] = true
+			terms = append(terms, j)
+		}
+	}
+	return terms
+}
+
+// isWord reports an alphabetic term of at least two letters.
+func isWord(t string) bool {
+	if len(t) < 2 {
+		return false
+	}
+	for _, r := range t {
+		if !unicode.IsLetter(r) || analysis.IsCJK(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // routedFilter narrows f to the routed books.

@@ -35,6 +35,7 @@ func TestRouteBooksByMetadata(t *testing.T) {
 		f.Books = append(f.Books, citebook.BookScope{BookID: id, Version: 1})
 	}
 	boiler := "UNITED STATES SECURITIES AND EXCHANGE COMMISSION FORM 10-K ANNUAL REPORT PURSUANT TO SECTION 13 "
+	add("BESTBUY_2017_10K", "BESTBUY_2017_10K", boiler+"For the fiscal year ended January 28, 2017. BBY")
 	add("3M_2018_10K", "3M_2018_10K", boiler+"For the fiscal year ended December 31, 2018. 3M COMPANY")
 	add("3M_2022_10K", "3M_2022_10K", boiler+"For the fiscal year ended December 31, 2022. 3M COMPANY")
 	add("AMAZON_2017_10K", "AMAZON_2017_10K", boiler+"For the fiscal year ended December 31, 2017. AMAZON.COM, INC.")
@@ -51,7 +52,8 @@ func TestRouteBooksByMetadata(t *testing.T) {
 		{"How did 3M's revenue change?", []string{"3M_2018_10K", "3M_2022_10K"}},
 		{"What was Pfizer's revenue in fiscal 2019?", []string{"annual"}}, // named on the cover only
 		{"How do I write a function in R?", []string{"R-intro"}},
-		{"What is the revenue?", nil}, // names no book
+		{"What was Best Buy's revenue growth?", []string{"BESTBUY_2017_10K"}}, // the title joins the name's words
+		{"What is the revenue?", nil},                                         // names no book
 	} {
 		t.Run(tc.q, func(t *testing.T) {
 			scores, err := p.route(context.Background(), tc.q, f)
@@ -87,7 +89,8 @@ func TestRouteBooksByMetadata(t *testing.T) {
 	defs, err := p.scopeDefinitions(context.Background(), f)
 	require.NoError(t, err)
 	require.Equal(t, "project bluebird", defs["pbb"].long)
-	defs, err = p.scopeDefinitions(context.Background(), citebook.Filter{Books: f.Books[4:5], DenyParents: deny.DenyParents})
+	annual := citebook.Filter{Books: []citebook.BookScope{{BookID: "annual", Version: 1}}, DenyParents: deny.DenyParents}
+	defs, err = p.scopeDefinitions(context.Background(), annual)
 	require.NoError(t, err)
 	require.NotContains(t, defs, "pbb")
 
