@@ -3,8 +3,10 @@ package ingest
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/citebook/citebook"
 )
@@ -151,19 +153,44 @@ var numberedHeading = regexp.MustCompile(`^(\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+(\S.
 // headings in the text: numbered lines ("2.2 Format of the device tree
 // blob") set larger or bolder than the body nest by their numbering; other
 // short, larger or bold lines start top-level sections.
+//
+// The headings that open a page (a financial statement's "3M Company and
+// Subsidiaries / Consolidated Statement of Cash Flows / Years ended December
+// 31") are the page's title: unnumbered headings further down nest under it
+// until another page opens with a title, so every chunk of the statement
+// carries its name. Headings that follow one another with no text between
+// nest too, rather than the second replacing the first.
 func sectionsFromHeadings(units []*pdfUnit, body float64, doc *Document) []Section {
 	var sections []Section
 	path := []string{untitledPDF(doc)}
+	var title []string // the current page title
 	numbered := false
 	nTitle := normTitle(doc.Title)
 	cur := -1
 	seenBody := false // unnumbered headings only count once body text began
+	lastPage := 0      // the page the previous unit ended on
 	for _, u := range units {
+		pageTop := u.parts[0].page != lastPage
+		lastPage = u.parts[len(u.parts)-1].page
 		if len(u.parts) == 1 {
 			p := u.parts[0]
 			t := strings.Join(strings.Fields(p.text()), " ")
 			if normTitle(t) == nTitle && nTitle != "" && len(sections) == 0 && p.size > body*1.1 {
 				continue
+			}
+			if seenBody && (pageTop || cur < 0 && len(title) > 0 && slices.Equal(path, title)) {
+				if lines := titleLines(p, body); lines != nil {
+					if !pageTop {
+						lines = append(slices.Clone(title), lines...)
+					}
+					title = lines[:min(len(lines), maxTitleLines)]
+					path = slices.Clone(title)
+					numbered = false
+					cur = -1
+					// The next unit still opens the page.
+					lastPage = 0
+					continue
+				}
 			}
 			if lvl, ok := headingLevel(p, t, body); ok && (lvl > 0 || seenBody) {
 				switch {
@@ -172,8 +199,11 @@ func sectionsFromHeadings(units []*pdfUnit, body float64, doc *Document) []Secti
 						path = path[:lvl-1]
 					}
 					path = append(path, t)
+				case lvl == 0 && cur < 0 && len(path) > len(title) && len(path) < maxTitleLines+2:
+					// Right after another heading: a subheading.
+					path = append(path, t)
 				default:
-					path = []string{t}
+					path = append(slices.Clone(title), t)
 				}
 				numbered = lvl > 0
 				cur = -1
@@ -194,6 +224,32 @@ func sectionsFromHeadings(units []*pdfUnit, body float64, doc *Document) []Secti
 		sections[cur].Blocks = append(sections[cur].Blocks, b)
 	}
 	return sections
+}
+
+// maxTitleLines bounds a page title, so a page of bold lines does not turn
+// into one long heading path.
+const maxTitleLines = 4
+
+// titleLines returns the lines of a paragraph set as a title (bold or larger
+// than the body, a few short lines that are words and end no sentence), or
+// nil.
+func titleLines(p *pdfPara, body float64) []string {
+	if p.table || p.mono || p.nlines > maxTitleLines || !(p.bold || p.size >= body*1.15) || p.size < body*0.95 {
+		return nil
+	}
+	var out []string
+	for _, l := range p.lines {
+		t := strings.Join(strings.Fields(l), " ")
+		if len(t) > 100 || !wordy(t) || strings.HasSuffix(t, ":") || endsSentence(t) && !strings.HasSuffix(t, "?") {
+			return nil
+		}
+		r, _ := utf8.DecodeRuneInString(t)
+		if !(unicode.IsUpper(r) || unicode.IsDigit(r) || isCJK(r)) {
+			return nil
+		}
+		out = append(out, t)
+	}
+	return out
 }
 
 // headingTail lists words a heading does not end with; a bold line ending in
@@ -224,7 +280,7 @@ func wordy(t string) bool {
 // headingLevel recognises a heading paragraph: the numbering depth for
 // numbered headings, 0 for an unnumbered one.
 func headingLevel(p *pdfPara, t string, body float64) (int, bool) {
-	if len(t) > 100 || p.nlines > 2 || t == "" || p.mono || p.size < body*0.95 || !wordy(t) {
+	if len(t) > 100 || p.nlines > 2 || t == "" || p.mono || p.table || p.size < body*0.95 || !wordy(t) {
 		return 0, false
 	}
 	if strings.HasSuffix(t, ":") || endsSentence(t) && !strings.HasSuffix(t, "?") {
