@@ -168,7 +168,7 @@ func sectionsFromHeadings(units []*pdfUnit, body float64, doc *Document) []Secti
 	nTitle := normTitle(doc.Title)
 	cur := -1
 	seenBody := false // unnumbered headings only count once body text began
-	lastPage := 0      // the page the previous unit ended on
+	lastPage := 0     // the page the previous unit ended on
 	for _, u := range units {
 		pageTop := u.parts[0].page != lastPage
 		lastPage = u.parts[len(u.parts)-1].page
