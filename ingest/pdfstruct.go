@@ -169,27 +169,44 @@ func sectionsFromHeadings(units []*pdfUnit, body float64, doc *Document) []Secti
 	cur := -1
 	seenBody := false // unnumbered headings only count once body text began
 	lastPage := 0     // the page the previous unit ended on
-	for _, u := range units {
+	titleRun := false // the previous unit was part of a title or caption
+	runTitle := false // that run is the page's title, not a subtitle
+	for k, u := range units {
 		pageTop := u.parts[0].page != lastPage
 		lastPage = u.parts[len(u.parts)-1].page
+		inRun := titleRun
+		titleRun = false
 		if len(u.parts) == 1 {
 			p := u.parts[0]
 			t := strings.Join(strings.Fields(p.text()), " ")
 			if normTitle(t) == nTitle && nTitle != "" && len(sections) == 0 && p.size > body*1.1 {
 				continue
 			}
-			if seenBody && (pageTop || cur < 0 && len(title) > 0 && slices.Equal(path, title)) {
-				if lines := titleLines(p, body); lines != nil {
-					if !pageTop {
-						lines = append(slices.Clone(title), lines...)
+			if seenBody && !p.table {
+				caption := captionRun(units, k)
+				if pageTop || inRun || caption {
+					if lines := titleLines(p, body, caption); lines != nil {
+						switch {
+						case inRun:
+							lines = append(slices.Clone(path), lines...)
+						case !pageTop && !styled(p, body):
+							// A plain caption further down the page is
+							// the page's subtitle, not a new title.
+							runTitle = false
+							lines = append(slices.Clone(title), lines...)
+						default:
+							runTitle = true
+						}
+						path = lines[:min(len(lines), len(title)+maxTitleLines)]
+						if runTitle {
+							path = path[:min(len(path), maxTitleLines)]
+							title = slices.Clone(path)
+						}
+						numbered = false
+						cur = -1
+						titleRun = true
+						continue
 					}
-					title = lines[:min(len(lines), maxTitleLines)]
-					path = slices.Clone(title)
-					numbered = false
-					cur = -1
-					// The next unit still opens the page.
-					lastPage = 0
-					continue
 				}
 			}
 			if lvl, ok := headingLevel(p, t, body); ok && (lvl > 0 || seenBody) {
@@ -230,26 +247,72 @@ func sectionsFromHeadings(units []*pdfUnit, body float64, doc *Document) []Secti
 // into one long heading path.
 const maxTitleLines = 4
 
-// titleLines returns the lines of a paragraph set as a title (bold or larger
-// than the body, a few short lines that are words and end no sentence), or
-// nil.
-func titleLines(p *pdfPara, body float64) []string {
-	if p.table || p.mono || p.nlines > maxTitleLines || !(p.bold || p.size >= body*1.15) || p.size < body*0.95 {
+// titleLines returns the lines of a paragraph set as a title, or nil: a few
+// short lines that are words and end no sentence, set bold or larger than the
+// body — or in any type when they are a table's caption.
+func titleLines(p *pdfPara, body float64, caption bool) []string {
+	if p.table || p.mono || p.nlines > maxTitleLines || numberedHeading.MatchString(p.lines[0]) {
+		// Numbered headings nest by their numbers instead.
+		return nil
+	}
+	if !caption && !styled(p, body) {
 		return nil
 	}
 	var out []string
 	for _, l := range p.lines {
 		t := strings.Join(strings.Fields(l), " ")
-		if len(t) > 100 || !wordy(t) || strings.HasSuffix(t, ":") || endsSentence(t) && !strings.HasSuffix(t, "?") {
-			return nil
-		}
-		r, _ := utf8.DecodeRuneInString(t)
-		if !(unicode.IsUpper(r) || unicode.IsDigit(r) || isCJK(r)) {
+		if !titleLine(t) {
 			return nil
 		}
 		out = append(out, t)
 	}
 	return out
+}
+
+// styled reports whether a paragraph is set apart from the body: bold, or
+// larger.
+func styled(p *pdfPara, body float64) bool {
+	return p.bold && p.size >= body*0.8 || p.size >= body*1.15
+}
+
+// titleLine reports whether one line could belong to a title: short, words,
+// opening with a capital, digit or bracket, and ending no sentence (a closing
+// abbreviation such as "INC." aside).
+func titleLine(t string) bool {
+	if len(t) > 100 || !wordy(t) || strings.HasSuffix(t, ":") {
+		return false
+	}
+	if endsSentence(t) && !strings.HasSuffix(t, "?") {
+		f := strings.Fields(t)
+		if !strings.HasSuffix(t, ".") || len(strings.Trim(f[len(f)-1], ".,")) > 4 {
+			return false
+		}
+	}
+	r, _ := utf8.DecodeRuneInString(t)
+	return unicode.IsUpper(r) || unicode.IsDigit(r) || isCJK(r) || r == '('
+}
+
+// captionRun reports whether units[k] opens a run of short paragraphs, a few
+// lines in all, that a table follows directly on the same page: the table's
+// caption.
+func captionRun(units []*pdfUnit, k int) bool {
+	page := units[k].parts[0].page
+	lines := 0
+	for j := k; j < len(units); j++ {
+		u := units[j]
+		if len(u.parts) != 1 || u.parts[0].page != page {
+			return false
+		}
+		p := u.parts[0]
+		if p.table {
+			return j > k
+		}
+		lines += p.nlines
+		if lines > maxTitleLines || p.mono || len(p.text()) > 200 {
+			return false
+		}
+	}
+	return false
 }
 
 // headingTail lists words a heading does not end with; a bold line ending in
