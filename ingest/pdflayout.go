@@ -277,8 +277,8 @@ func findGutter(frags []pdfFrag) (float64, bool) {
 	// financial statement's amounts beside their labels) is a table.
 	isLeft := func(f pdfFrag) bool { return f.x1 <= bestX+1 }
 	isRight := func(f pdfFrag) bool { return f.x0 >= bestX-1 }
-	if !(justified(frags, isLeft) >= 0.4 && letterShare(frags, isLeft) >= 0.5) &&
-		!(justified(frags, isRight) >= 0.4 && letterShare(frags, isRight) >= 0.5) {
+	if !(justified(frags, isLeft) >= 0.4 && figureShare(frags, isLeft) < 0.5) &&
+		!(justified(frags, isRight) >= 0.4 && figureShare(frags, isRight) < 0.5) {
 		return 0, false
 	}
 	return bestX, true
@@ -309,29 +309,34 @@ func justified(frags []pdfFrag, in func(pdfFrag) bool) float64 {
 	return float64(full) / float64(len(ends))
 }
 
-// letterShare returns the share of letters among the non-space characters of
-// the selected runs.
-func letterShare(frags []pdfFrag, in func(pdfFrag) bool) float64 {
-	letters, all := 0, 0
+// figureShare returns the share of the selected runs' characters that are in
+// runs of figures ("1,577", "(370)", "$", "—"): amounts, not words or dot
+// leaders.
+func figureShare(frags []pdfFrag, in func(pdfFrag) bool) float64 {
+	figures, all := 0, 0
 	for _, f := range frags {
 		if !in(f) {
 			continue
 		}
+		all += f.chars
+		digit, other := false, false
 		for _, r := range f.text {
 			switch {
-			case unicode.IsSpace(r):
-			case unicode.IsLetter(r):
-				letters++
-				all++
+			case r >= '0' && r <= '9':
+				digit = true
+			case strings.ContainsRune(" $€£¥%(),.-—–", r):
 			default:
-				all++
+				other = true
 			}
+		}
+		if !other && (digit || strings.ContainsAny(f.text, "$€£¥—–")) {
+			figures += f.chars
 		}
 	}
 	if all == 0 {
 		return 0
 	}
-	return float64(letters) / float64(all)
+	return float64(figures) / float64(all)
 }
 
 // leaders matches the dot leaders of a table of contents.
