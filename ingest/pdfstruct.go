@@ -156,14 +156,15 @@ var numberedHeading = regexp.MustCompile(`^(\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+(\S.
 //
 // The headings that open a page (a financial statement's "3M Company and
 // Subsidiaries / Consolidated Statement of Cash Flows / Years ended December
-// 31") are the page's title: unnumbered headings further down nest under it
-// until another page opens with a title, so every chunk of the statement
+// 31") are the page's title: unnumbered headings further down the page nest
+// under it (on later pages they stand alone again), so every chunk of the statement
 // carries its name. Headings that follow one another with no text between
 // nest too, rather than the second replacing the first.
 func sectionsFromHeadings(units []*pdfUnit, body float64, doc *Document) []Section {
 	var sections []Section
 	path := []string{untitledPDF(doc)}
 	var title []string // the current page title
+	titlePage := 0     // the page it opens
 	numbered := false
 	nTitle := normTitle(doc.Title)
 	cur := -1
@@ -173,6 +174,9 @@ func sectionsFromHeadings(units []*pdfUnit, body float64, doc *Document) []Secti
 	runTitle := false // that run is the page's title, not a subtitle
 	for k, u := range units {
 		pageTop := u.parts[0].page != lastPage
+		if u.parts[0].page != titlePage {
+			title = nil
+		}
 		lastPage = u.parts[len(u.parts)-1].page
 		inRun := titleRun
 		titleRun = false
@@ -201,6 +205,7 @@ func sectionsFromHeadings(units []*pdfUnit, body float64, doc *Document) []Secti
 						if runTitle {
 							path = path[:min(len(path), maxTitleLines)]
 							title = slices.Clone(path)
+							titlePage = u.parts[0].page
 						}
 						numbered = false
 						cur = -1
@@ -293,11 +298,11 @@ func titleLine(t string) bool {
 }
 
 // captionRun reports whether units[k] opens a run of short paragraphs, a few
-// lines in all, that a table follows directly on the same page: the table's
-// caption.
+// lines and at least three words in all, that a table follows directly on the
+// same page: the table's caption, not the stacked words of a column header.
 func captionRun(units []*pdfUnit, k int) bool {
 	page := units[k].parts[0].page
-	lines := 0
+	lines, words := 0, 0
 	for j := k; j < len(units); j++ {
 		u := units[j]
 		if len(u.parts) != 1 || u.parts[0].page != page {
@@ -305,9 +310,10 @@ func captionRun(units []*pdfUnit, k int) bool {
 		}
 		p := u.parts[0]
 		if p.table {
-			return j > k
+			return j > k && words >= 3
 		}
 		lines += p.nlines
+		words += len(strings.Fields(p.text()))
 		if lines > maxTitleLines || p.mono || len(p.text()) > 200 {
 			return false
 		}
