@@ -55,8 +55,10 @@ type Store struct {
 	wmu sync.Mutex   // serialises writers so SQLite and memory apply in one order
 	mu  sync.RWMutex // guards everything below
 	dim int
-	// vecs holds row i's normalised vector at vecs[i*dim:(i+1)*dim].
+	// vecs holds row i's normalised vector at vecs[i*dim:(i+1)*dim]; cols
+	// holds the same vectors dimension-major in tiles (see columns.go).
 	vecs    []float32
+	cols    [][]float32
 	rows    []row
 	free    []int32
 	byID    map[string]int32
@@ -73,7 +75,7 @@ type Store struct {
 	// cands caches the admitted rows of recent filters (a principal asks
 	// many questions with one filter); every write empties it.
 	cmu   sync.Mutex
-	cands map[string][]int32
+	cands map[string]*admitted
 
 	gmu      sync.Mutex // guards building
 	building map[string]bool
@@ -361,7 +363,7 @@ func (s *Store) Close() error {
 	}
 	s.closed = true
 	close(s.done)
-	s.vecs, s.rows, s.byID, s.books, s.graphs = nil, nil, nil, nil, nil
+	s.vecs, s.cols, s.rows, s.byID, s.books, s.graphs = nil, nil, nil, nil, nil, nil
 	s.mu.Unlock()
 	s.bg.Wait()
 	if err := s.db.Close(); err != nil {
@@ -399,9 +401,28 @@ func (s *Store) Search(ctx context.Context, vec []float32, f citebook.Filter, k 
 	if err := ctx.Err(); err != nil {
 		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "search cancelled")
 	}
-	top := s.searchGraph(q, &sc, f.Tenant, k)
+	var top []scored
+	// A sparse query (the builtin embedder's) over a large scope is scored
+	// column by column, exactly; otherwise the graph or the row scan.
+	nz := nonzero(q)
+	// (A tile scan can only be cheaper when the padded non-zeros number
+	// fewer than the dimensions, so dense queries skip resolving rows.)
+	if sc.upper >= tileRows && len(nz) > 0 && (len(nz)+3)&^3 < s.dim {
+		adm := s.cachedCandidates(&f, &sc)
+		if len(adm.rows) == 0 {
+			return []citebook.Hit{}, nil
+		}
+		if columnCheaper(len(nz), adm, s.dim) {
+			top = s.scoreColumns(q, nz, adm, min(k, len(adm.rows)))
+		} else {
+			top = s.score(q, adm.rows, min(k, len(adm.rows)))
+		}
+	}
 	if top == nil {
-		cand := s.cachedCandidates(&f, &sc)
+		top = s.searchGraph(q, &sc, f.Tenant, k)
+	}
+	if top == nil {
+		cand := s.cachedCandidates(&f, &sc).rows
 		if len(cand) == 0 {
 			return []citebook.Hit{}, nil
 		}
@@ -478,7 +499,7 @@ func (s *Store) candidates(sc *scope) []int32 {
 
 // cachedCandidates is candidates remembered per filter until the next
 // write. Callers hold mu for reading; writers empty the cache under mu.
-func (s *Store) cachedCandidates(f *citebook.Filter, sc *scope) []int32 {
+func (s *Store) cachedCandidates(f *citebook.Filter, sc *scope) *admitted {
 	k := f.Key()
 	s.cmu.Lock()
 	cand, ok := s.cands[k]
@@ -486,10 +507,10 @@ func (s *Store) cachedCandidates(f *citebook.Filter, sc *scope) []int32 {
 	if ok {
 		return cand
 	}
-	cand = s.candidates(sc)
+	cand = newAdmitted(s.candidates(sc), len(s.rows))
 	s.cmu.Lock()
 	if s.cands == nil || len(s.cands) >= 16 {
-		s.cands = map[string][]int32{}
+		s.cands = map[string]*admitted{}
 	}
 	s.cands[k] = cand
 	s.cmu.Unlock()
@@ -740,6 +761,7 @@ func (s *Store) put(c citebook.Chunk, v []float32) {
 		s.rows = append(s.rows, row{})
 		s.vecs = append(s.vecs, v...)
 	}
+	s.setColumns(r, v)
 	pid, ok := s.parents[c.ParentID]
 	if !ok {
 		pid = int32(len(s.parents))
