@@ -50,7 +50,10 @@ const parallelMin = 2048
 // index.VectorStore. It is safe for concurrent readers and writers; writers
 // are serialised.
 type Store struct {
-	db *sql.DB
+	db  *sql.DB
+	dir string
+	// snapGen is the database generation of the snapshot on disk.
+	snapGen uint64
 
 	wmu sync.Mutex   // serialises writers so SQLite and memory apply in one order
 	mu  sync.RWMutex // guards everything below
@@ -107,6 +110,7 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	}
 	s := &Store{
 		db:       db,
+		dir:      dir,
 		byID:     map[string]int32{},
 		books:    map[bookKey]*bookRows{},
 		parents:  map[string]int32{},
@@ -147,6 +151,35 @@ CREATE TABLE IF NOT EXISTS chunks (
 			return citebook.Wrap(err, citebook.EINTERNAL, "vector store metadata is corrupt")
 		}
 	}
+	switch err := s.loadSnapshot(ctx, s.dir); {
+	case err == nil:
+		s.snapGen, _ = sqlitefile.Generation(ctx, s.db)
+		return nil
+	case !isStale(err):
+		slog.Warn("vector store snapshot unreadable, rebuilding from the database", "dir", s.dir, "err", err)
+		s.resetMemory()
+		if dim != "" {
+			json.Unmarshal([]byte(dim), &s.dim)
+		}
+	}
+	if err := s.loadRows(ctx); err != nil {
+		return err
+	}
+	// Save a snapshot for the next restart without delaying this one.
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		s.wmu.Lock()
+		defer s.wmu.Unlock()
+		if s.checkOpen() == nil {
+			s.snapshotIfChanged(context.Background())
+		}
+	}()
+	return nil
+}
+
+// loadRows reads every row from the database into memory.
+func (s *Store) loadRows(ctx context.Context) error {
 	// Sizing the arrays up front saves copying the vectors while they grow.
 	var n int
 	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&n); err != nil {
@@ -355,16 +388,19 @@ func (s *Store) Get(ctx context.Context, ids []string) ([]citebook.Chunk, error)
 // waits for a graph build in progress to notice and stop.
 func (s *Store) Close() error {
 	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	if s.checkOpen() != nil {
+		s.wmu.Unlock()
 		return nil
 	}
+	s.snapshotIfChanged(context.Background())
+	s.mu.Lock()
 	s.closed = true
 	close(s.done)
 	s.vecs, s.cols, s.rows, s.byID, s.books, s.graphs = nil, nil, nil, nil, nil, nil
 	s.mu.Unlock()
+	// Background work (a graph build, a snapshot) may wait for wmu, so it
+	// is released before waiting for that work to notice the close.
+	s.wmu.Unlock()
 	s.bg.Wait()
 	if err := s.db.Close(); err != nil {
 		return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot close vector store")

@@ -1,0 +1,114 @@
+package embedded
+
+import (
+	"bufio"
+	"context"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/index/internal/sqlitefile"
+)
+
+// A restart reads the rows and vectors back from vectors.snap (gob for the
+// chunks, raw little-endian float32 for the vectors) when it matches the
+// database, instead of decoding every row's JSON from SQLite: at 100k
+// chunks that took 4.3 s of CPU. The snapshot is saved after a rebuild from
+// the database (in the background) and on Close when writes happened since.
+const (
+	snapName   = "vectors.snap"
+	snapFormat = "embedded vectors v1"
+)
+
+type snapHead struct {
+	Dim    int
+	Chunks []citebook.Chunk // live rows in row order; vectors follow
+}
+
+// loadSnapshot fills an empty store from its snapshot; it returns
+// sqlitefile.ErrStale when there is none that matches the database.
+func (s *Store) loadSnapshot(ctx context.Context, dir string) error {
+	return sqlitefile.LoadSnapshot(ctx, s.db, dir, snapName, snapFormat, func(r *bufio.Reader) error {
+		var h snapHead
+		if err := gob.NewDecoder(r).Decode(&h); err != nil {
+			return err
+		}
+		if h.Dim <= 0 && len(h.Chunks) > 0 {
+			return fmt.Errorf("dimension %d", h.Dim)
+		}
+		s.dim = h.Dim
+		s.rows = make([]row, 0, len(h.Chunks))
+		s.vecs = make([]float32, 0, len(h.Chunks)*s.dim)
+		buf := make([]byte, 4*s.dim)
+		var vec []float32
+		for _, c := range h.Chunks {
+			if _, err := io.ReadFull(r, buf); err != nil {
+				return err
+			}
+			vec = decodeVec(buf, vec)
+			s.put(c, vec)
+		}
+		return nil
+	})
+}
+
+// saveSnapshot writes the store's rows as of generation gen. Callers hold
+// mu for reading (writers are held off meanwhile).
+func (s *Store) saveSnapshot(gen uint64) error {
+	t0 := time.Now()
+	h := snapHead{Dim: s.dim, Chunks: make([]citebook.Chunk, 0, len(s.byID))}
+	var order []int32
+	for r := range s.rows {
+		if s.rows[r].book != nil {
+			h.Chunks = append(h.Chunks, s.rows[r].chunk)
+			order = append(order, int32(r))
+		}
+	}
+	err := sqlitefile.SaveSnapshot(s.dir, snapName, gen, snapFormat, func(w *bufio.Writer) error {
+		if err := gob.NewEncoder(w).Encode(&h); err != nil {
+			return err
+		}
+		buf := make([]byte, 4*s.dim)
+		for _, r := range order {
+			off := int(r) * s.dim
+			if _, err := w.Write(encodeVec(s.vecs[off:off+s.dim], buf)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		s.snapGen = gen
+		slog.Debug("vector store snapshot saved", "rows", len(order), "took", time.Since(t0).Round(time.Millisecond))
+	}
+	return err
+}
+
+// snapshotIfChanged saves a snapshot when the database has moved on since
+// the last one. Callers hold wmu, so the generation cannot change meanwhile.
+func (s *Store) snapshotIfChanged(ctx context.Context) {
+	gen, err := sqlitefile.Generation(ctx, s.db)
+	if err != nil || gen == s.snapGen {
+		return
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if err := s.saveSnapshot(gen); err != nil {
+		// Only the next restart is slower; the database is intact.
+		slog.Warn("cannot save vector store snapshot", "dir", s.dir, "err", err)
+	}
+}
+
+// resetMemory empties the in-memory index after a snapshot failed half-way.
+func (s *Store) resetMemory() {
+	s.dim, s.vecs, s.cols, s.rows, s.free = 0, nil, nil, nil, nil
+	s.byID, s.books, s.parents = map[string]int32{}, map[bookKey]*bookRows{}, map[string]int32{}
+}
+
+var errStale = sqlitefile.ErrStale
+
+func isStale(err error) bool { return errors.Is(err, errStale) }
