@@ -57,7 +57,7 @@ func newAdmitted(rows []int32, nrows int) *admitted {
 func (s *Store) setColumns(r int32, v []float32) {
 	t, o := int(r)/tileRows, int(r)%tileRows
 	for len(s.cols) <= t {
-		s.cols = append(s.cols, make([]float32, s.dim*tileRows))
+		s.cols = append(s.cols, s.mem.alloc(s.dim*tileRows))
 	}
 	tile := s.cols[t]
 	for j, x := range v {
@@ -181,4 +181,14 @@ func fused4(acc, x0, x1, x2, x3 []float32, a, b, c, d float32) {
 	for i := range acc {
 		acc[i] += a*x0[i] + b*x1[i] + c*x2[i] + d*x3[i]
 	}
+}
+
+// freeVectors releases both copies of the vectors. Callers hold mu for
+// writing, so no scan is reading them.
+func (s *Store) freeVectors() {
+	s.mem.free(s.vecs)
+	for _, t := range s.cols {
+		s.mem.free(t)
+	}
+	s.vecs, s.cols = nil, nil
 }

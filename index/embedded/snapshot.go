@@ -24,6 +24,9 @@ const (
 	snapFormat = "embedded vectors v1"
 )
 
+// noSnapshot is snapGen before any snapshot was saved or loaded.
+const noSnapshot = ^uint64(0)
+
 type snapHead struct {
 	Dim    int
 	Chunks []citebook.Chunk // live rows in row order; vectors follow
@@ -42,7 +45,7 @@ func (s *Store) loadSnapshot(ctx context.Context, dir string) error {
 		}
 		s.dim = h.Dim
 		s.rows = make([]row, 0, len(h.Chunks))
-		s.vecs = make([]float32, 0, len(h.Chunks)*s.dim)
+		s.vecs = s.mem.alloc(len(h.Chunks) * s.dim)[:0]
 		buf := make([]byte, 4*s.dim)
 		var vec []float32
 		for _, c := range h.Chunks {
@@ -105,7 +108,8 @@ func (s *Store) snapshotIfChanged(ctx context.Context) {
 
 // resetMemory empties the in-memory index after a snapshot failed half-way.
 func (s *Store) resetMemory() {
-	s.dim, s.vecs, s.cols, s.rows, s.free = 0, nil, nil, nil, nil
+	s.freeVectors()
+	s.dim, s.rows, s.free = 0, nil, nil
 	s.byID, s.books, s.parents = map[string]int32{}, map[bookKey]*bookRows{}, map[string]int32{}
 }
 

@@ -41,7 +41,7 @@ func TestSnapshotMatchesDatabase(t *testing.T) {
 	require.NoError(t, err, "Close saves a snapshot")
 
 	s = open(t, dir)
-	require.NotZero(t, s.snapGen, "reopened from the snapshot")
+	require.NotEqual(t, noSnapshot, s.snapGen, "reopened from the snapshot")
 	got, err := s.Search(ctx, q, f, 20)
 	require.NoError(t, err)
 	require.Equal(t, want, got)

@@ -52,7 +52,8 @@ const parallelMin = 2048
 type Store struct {
 	db  *sql.DB
 	dir string
-	// snapGen is the database generation of the snapshot on disk.
+	// snapGen is the database generation of the snapshot on disk
+	// (noSnapshot when there is none).
 	snapGen uint64
 
 	wmu sync.Mutex   // serialises writers so SQLite and memory apply in one order
@@ -62,6 +63,7 @@ type Store struct {
 	// holds the same vectors dimension-major in tiles (see columns.go).
 	vecs    []float32
 	cols    [][]float32
+	mem     arena // where vecs and cols live (off the Go heap)
 	rows    []row
 	free    []int32
 	byID    map[string]int32
@@ -111,6 +113,7 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	s := &Store{
 		db:       db,
 		dir:      dir,
+		snapGen:  noSnapshot,
 		byID:     map[string]int32{},
 		books:    map[bookKey]*bookRows{},
 		parents:  map[string]int32{},
@@ -186,7 +189,7 @@ func (s *Store) loadRows(ctx context.Context) error {
 		return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot load vector store")
 	}
 	s.rows = make([]row, 0, n)
-	s.vecs = make([]float32, 0, n*s.dim)
+	s.vecs = s.mem.alloc(n * s.dim)[:0]
 	rs, err := s.db.QueryContext(ctx, `SELECT retired, data, vec FROM chunks`)
 	if err != nil {
 		return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot load vector store")
@@ -396,7 +399,8 @@ func (s *Store) Close() error {
 	s.mu.Lock()
 	s.closed = true
 	close(s.done)
-	s.vecs, s.cols, s.rows, s.byID, s.books, s.graphs = nil, nil, nil, nil, nil, nil
+	s.freeVectors()
+	s.rows, s.byID, s.books, s.graphs = nil, nil, nil, nil
 	s.mu.Unlock()
 	// Background work (a graph build, a snapshot) may wait for wmu, so it
 	// is released before waiting for that work to notice the close.
@@ -795,7 +799,8 @@ func (s *Store) put(c citebook.Chunk, v []float32) {
 	} else {
 		r = int32(len(s.rows))
 		s.rows = append(s.rows, row{})
-		s.vecs = append(s.vecs, v...)
+		s.vecs = s.mem.grow(s.vecs, len(s.vecs)+s.dim)
+		copy(s.vecs[int(r)*s.dim:], v)
 	}
 	s.setColumns(r, v)
 	pid, ok := s.parents[c.ParentID]
