@@ -28,6 +28,8 @@ WORK=${WORK:-${TMPDIR:-/tmp}/citebook-load}
 ADDR=${ADDR:-127.0.0.1:18181}
 PPROF=${PPROF:-127.0.0.1:18182}
 OUT=${OUT:-artifacts/load}
+# SERVER_ENV is passed to the server, e.g. SERVER_ENV=GOMEMLIMIT=700MiB.
+SERVER_ENV=${SERVER_ENV:-}
 
 mkdir -p "$WORK" "$OUT"
 go build -o "$WORK/citebook" ./cmd/citebook
@@ -70,7 +72,7 @@ Q="$WORK/books-$CHUNKS/questions.txt"
 start_server() {
   local t0 t1
   t0=$(date +%s%N)
-  "$WORK/citebook" serve --data "$LIB" --addr "$ADDR" --rate 0 --pprof "$PPROF" 2>>"$WORK/serve.log" &
+  env $SERVER_ENV "$WORK/citebook" serve --data "$LIB" --addr "$ADDR" --rate 0 --pprof "$PPROF" 2>>"$WORK/serve.log" &
   SERVER=$!
   until curl -fsS -o /dev/null -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
       -d "{\"question\":\"$(head -1 "$Q" | tr -d '"?')\"}" "http://$ADDR/v1/search" 2>/dev/null; do
@@ -78,7 +80,7 @@ start_server() {
     sleep 0.05
   done
   t1=$(date +%s%N)
-  echo "restart to first answer: $(( (t1 - t0) / 1000000 )) ms; $(rss)"
+  echo "restart to first answer: $(( (t1 - t0) / 1000000 )) ms wall, $(cpu_ms) ms server CPU (load average $(cut -d' ' -f1 /proc/loadavg)); $(rss)"
 }
 : >"$WORK/serve.log"
 start_server

@@ -21,34 +21,50 @@ import (
 // the database (in the background) and on Close when writes happened since.
 const (
 	snapName   = "vectors.snap"
-	snapFormat = "embedded vectors v1"
+	snapFormat = "embedded vectors v2"
 )
 
 // noSnapshot is snapGen before any snapshot was saved or loaded.
 const noSnapshot = ^uint64(0)
 
+// snapHead starts the payload; then come gob messages of at most
+// snapBatch chunks each (live rows in row order), so no message buffer
+// holds the whole library, then the vectors in the same order.
 type snapHead struct {
-	Dim    int
-	Chunks []citebook.Chunk // live rows in row order; vectors follow
+	Dim, Rows int
 }
+
+const snapBatch = 4096
 
 // loadSnapshot fills an empty store from its snapshot; it returns
 // sqlitefile.ErrStale when there is none that matches the database.
 func (s *Store) loadSnapshot(ctx context.Context, dir string) error {
 	return sqlitefile.LoadSnapshot(ctx, s.db, dir, snapName, snapFormat, func(r *bufio.Reader) error {
 		var h snapHead
-		if err := gob.NewDecoder(r).Decode(&h); err != nil {
+		dec := gob.NewDecoder(r)
+		if err := dec.Decode(&h); err != nil {
 			return err
 		}
-		if h.Dim <= 0 && len(h.Chunks) > 0 {
-			return fmt.Errorf("dimension %d", h.Dim)
+		if h.Dim <= 0 && h.Rows > 0 || h.Rows < 0 {
+			return fmt.Errorf("dimension %d, %d rows", h.Dim, h.Rows)
+		}
+		chunks := make([]citebook.Chunk, 0, h.Rows)
+		for len(chunks) < h.Rows {
+			var batch []citebook.Chunk
+			if err := dec.Decode(&batch); err != nil {
+				return err
+			}
+			chunks = append(chunks, batch...)
+		}
+		if len(chunks) != h.Rows {
+			return fmt.Errorf("%d rows, header says %d", len(chunks), h.Rows)
 		}
 		s.dim = h.Dim
-		s.rows = make([]row, 0, len(h.Chunks))
-		s.vecs = s.mem.alloc(len(h.Chunks) * s.dim)[:0]
+		s.rows = make([]row, 0, h.Rows)
+		s.vecs = s.mem.alloc(h.Rows * s.dim)[:0]
 		buf := make([]byte, 4*s.dim)
 		var vec []float32
-		for _, c := range h.Chunks {
+		for _, c := range chunks {
 			if _, err := io.ReadFull(r, buf); err != nil {
 				return err
 			}
@@ -63,17 +79,26 @@ func (s *Store) loadSnapshot(ctx context.Context, dir string) error {
 // mu for reading (writers are held off meanwhile).
 func (s *Store) saveSnapshot(gen uint64) error {
 	t0 := time.Now()
-	h := snapHead{Dim: s.dim, Chunks: make([]citebook.Chunk, 0, len(s.byID))}
 	var order []int32
 	for r := range s.rows {
 		if s.rows[r].book != nil {
-			h.Chunks = append(h.Chunks, s.rows[r].chunk)
 			order = append(order, int32(r))
 		}
 	}
 	err := sqlitefile.SaveSnapshot(s.dir, snapName, gen, snapFormat, func(w *bufio.Writer) error {
-		if err := gob.NewEncoder(w).Encode(&h); err != nil {
+		enc := gob.NewEncoder(w)
+		if err := enc.Encode(snapHead{Dim: s.dim, Rows: len(order)}); err != nil {
 			return err
+		}
+		batch := make([]citebook.Chunk, 0, snapBatch)
+		for i, r := range order {
+			batch = append(batch, s.rows[r].chunk)
+			if len(batch) == snapBatch || i == len(order)-1 {
+				if err := enc.Encode(batch); err != nil {
+					return err
+				}
+				batch = batch[:0]
+			}
 		}
 		buf := make([]byte, 4*s.dim)
 		for _, r := range order {

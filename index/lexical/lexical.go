@@ -51,7 +51,8 @@ type Index struct {
 	db  *sql.DB
 	dir string
 	// snapGen is the database generation of the snapshot on disk
-	// (snapshot.go); bg tracks a snapshot being saved after a rebuild.
+	// (snapshot.go; noSnapshot when there is none); bg tracks a snapshot
+	// being saved after a rebuild.
 	snapGen uint64
 	bg      sync.WaitGroup
 
@@ -112,7 +113,7 @@ func Open(ctx context.Context, dir string) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	x := &Index{db: db, dir: dir}
+	x := &Index{db: db, dir: dir, snapGen: noSnapshot}
 	x.reset()
 	if err := x.load(ctx); err != nil {
 		db.Close()

@@ -25,6 +25,11 @@ import (
 // Index without being restored here.
 const snapName = "lexical.snap"
 
+const snapBatch = 4096
+
+// noSnapshot is snapGen before any snapshot was saved or loaded.
+const noSnapshot = ^uint64(0)
+
 // snapFormat names the layout and the analysis the postings were built with.
 var snapFormat = func() string {
 	probe := citebook.Chunk{HeadingPath: []string{"Chapter 3: Graphs", "第三章 图"},
@@ -39,13 +44,15 @@ var snapFormat = func() string {
 	for _, k := range keys {
 		fmt.Fprintf(h, "%s=%d\x00", k, tf[k])
 	}
-	return fmt.Sprintf("lexical v1 analysis %x/%d", h.Sum64(), n)
+	return fmt.Sprintf("lexical v2 analysis %x/%d", h.Sum64(), n)
 }()
 
-// snap is the in-memory index in gob's terms: rows in row order (a dead
-// row as a zero chunk), postings flattened.
+// snap is the in-memory index in gob's terms: per-row fields in row order,
+// postings flattened. The rows' chunks follow it in gob messages of at most
+// snapBatch chunks (a dead row as a zero chunk), so no message buffer holds
+// every chunk's text at once.
 type snap struct {
-	Chunks          []citebook.Chunk
+	Rows            int
 	Length, Pos     []int32
 	Dead            []bool
 	Version, Retire []int
@@ -64,11 +71,20 @@ type snap struct {
 func (x *Index) loadSnapshot(ctx context.Context) error {
 	return sqlitefile.LoadSnapshot(ctx, x.db, x.dir, snapName, snapFormat, func(r *bufio.Reader) error {
 		var sn snap
-		if err := gob.NewDecoder(r).Decode(&sn); err != nil {
+		dec := gob.NewDecoder(r)
+		if err := dec.Decode(&sn); err != nil {
 			return err
 		}
-		n := len(sn.Chunks)
-		if len(sn.Length) != n || len(sn.Pos) != n || len(sn.Dead) != n || len(sn.Version) != n || len(sn.Retire) != n ||
+		n := sn.Rows
+		chunks := make([]citebook.Chunk, 0, n)
+		for len(chunks) < n {
+			var batch []citebook.Chunk
+			if err := dec.Decode(&batch); err != nil {
+				return err
+			}
+			chunks = append(chunks, batch...)
+		}
+		if len(chunks) != n || len(sn.Length) != n || len(sn.Pos) != n || len(sn.Dead) != n || len(sn.Version) != n || len(sn.Retire) != n ||
 			len(sn.Parent) != n || len(sn.PostOff) != len(sn.Terms)+1 || len(sn.DF) != len(sn.Terms) ||
 			len(sn.MaxTF) != len(sn.Terms) || len(sn.MinLen) != len(sn.Terms) || len(sn.PostRow) != len(sn.PostTF) ||
 			sn.PostOff[len(sn.Terms)] != int64(len(sn.PostRow)) {
@@ -83,7 +99,7 @@ func (x *Index) loadSnapshot(ctx context.Context) error {
 			x.parents[p] = int32(id)
 		}
 		for r := range n {
-			x.rows[r] = lrow{chunk: sn.Chunks[r], length: sn.Length[r], pos: sn.Pos[r], dead: sn.Dead[r]}
+			x.rows[r] = lrow{chunk: chunks[r], length: sn.Length[r], pos: sn.Pos[r], dead: sn.Dead[r]}
 			if sn.Dead[r] {
 				continue
 			}
@@ -125,13 +141,13 @@ func (x *Index) loadSnapshot(ctx context.Context) error {
 func (x *Index) saveSnapshot(gen uint64) error {
 	t0 := time.Now()
 	n := len(x.rows)
-	sn := snap{Chunks: make([]citebook.Chunk, n), Length: make([]int32, n), Pos: make([]int32, n), Dead: make([]bool, n),
+	sn := snap{Rows: n, Length: make([]int32, n), Pos: make([]int32, n), Dead: make([]bool, n),
 		Version: make([]int, n), Retire: make([]int, n), Parent: make([]int32, n),
 		ParentIDs: make([]string, len(x.parents)), Terms: make([]string, len(x.postings)),
 		PostOff: make([]int64, 0, len(x.postings)+1), DF: x.df, MaxTF: x.maxTF, MinLen: x.minLen, Live: x.live, TotalLen: x.totalLen}
 	for r := range x.rows {
 		row := &x.rows[r]
-		sn.Chunks[r], sn.Length[r], sn.Pos[r], sn.Dead[r] = row.chunk, row.length, row.pos, row.dead
+		sn.Length[r], sn.Pos[r], sn.Dead[r] = row.length, row.pos, row.dead
 		m := x.meta[r]
 		sn.Version[r], sn.Retire[r], sn.Parent[r] = m.version, m.retired, m.parent
 	}
@@ -155,7 +171,21 @@ func (x *Index) saveSnapshot(gen uint64) error {
 	}
 	sn.PostOff = append(sn.PostOff, int64(len(sn.PostRow)))
 	err := sqlitefile.SaveSnapshot(x.dir, snapName, gen, snapFormat, func(w *bufio.Writer) error {
-		return gob.NewEncoder(w).Encode(&sn)
+		enc := gob.NewEncoder(w)
+		if err := enc.Encode(&sn); err != nil {
+			return err
+		}
+		batch := make([]citebook.Chunk, 0, snapBatch)
+		for r := range x.rows {
+			batch = append(batch, x.rows[r].chunk)
+			if len(batch) == snapBatch || r == len(x.rows)-1 {
+				if err := enc.Encode(batch); err != nil {
+					return err
+				}
+				batch = batch[:0]
+			}
+		}
+		return nil
 	})
 	if err == nil {
 		x.snapGen = gen

@@ -64,7 +64,7 @@ func TestSnapshotRestoresEveryField(t *testing.T) {
 	fromSnap, err := Open(ctx, dir)
 	require.NoError(t, err)
 	defer fromSnap.Close()
-	require.NotZero(t, fromSnap.snapGen, "opened from the snapshot")
+	require.NotEqual(t, noSnapshot, fromSnap.snapGen, "opened from the snapshot")
 	sameIndex(t, x, fromSnap)
 	// Writes after a snapshot restart behave as on the original (new
 	// terms get IDs in map order, so compare rankings, not IDs).
@@ -118,7 +118,7 @@ func TestStaleOrDamagedSnapshotIsNotUsed(t *testing.T) {
 	require.NoError(t, x.Close())
 	x, err = Open(ctx, dir)
 	require.NoError(t, err)
-	require.NotZero(t, x.snapGen)
+	require.NotEqual(t, noSnapshot, x.snapGen)
 	require.NoError(t, x.Upsert(ctx, []citebook.Chunk{c("g", "gamma words")}))
 	require.NoError(t, x.db.Close()) // crash: no snapshot of the last write
 	f := citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "b", Version: 1}}}
