@@ -91,8 +91,8 @@ type Config struct {
 	// are always strong.
 	StrongSearch bool
 	// Index is the vector index type: "auto" (the default; FLAT below
-	// 50k chunks, HNSW above — see indexplan.go), "FLAT", "IVF_FLAT" or
-	// "HNSW".
+	// 50k chunks, IVF_FLAT above — see indexplan.go), "FLAT", "IVF_FLAT"
+	// or "HNSW".
 	Index string
 }
 
