@@ -4,21 +4,25 @@
 // with synchronous=FULL: every Upsert/Retire/Delete is one transaction, so a
 // crash leaves either the whole batch or none of it, and SQLite's journal has
 // far more crash testing than a hand-written log would. SQLite is only the
-// durable copy; at Open every row is loaded into memory and searches never
-// touch the database. The access filter is resolved first into the books
-// and versions it admits and is checked on every row considered, so no top-k
-// is ever filtered after the fact. Small scopes are scanned exactly (cosine
+// durable copy; at Open every row is loaded into memory — from a snapshot
+// saved beside the database when it matches it (snapshot.go), otherwise
+// from SQLite — and searches never touch the database. The access filter is
+// resolved first into the books and versions it admits and is checked on
+// every row considered, so no top-k is ever filtered after the fact. Sparse
+// queries over large scopes are scored exactly from a dimension-major copy
+// of the vectors, reading only the query's non-zero dimensions
+// (columns.go); other small scopes are scanned exactly row by row (cosine
 // over L2-normalised float32 vectors in one contiguous slice, SIMD dot
-// products from vek). A scope of at least annMin rows is answered from an
-// HNSW graph of the tenant's rows, built in the background after the first
-// such search, checked against exact search on build (used only when its
-// recall@10 reaches annMinRecall) and dropped by any write to the tenant;
-// until a current graph exists the exact scan answers.
+// products from vek). A dense query over a scope of at least annMin rows is
+// answered from an HNSW graph of the tenant's rows, built in the background
+// after the first such search, checked against exact search on build (used
+// only when its recall@10 reaches annMinRecall) and dropped by any write to
+// the tenant; until a current graph exists the exact scan answers.
 //
 // Memory is the price of zero configuration: every vector stays resident
-// (100k chunks × 384 dims ≈ 150 MB, twice that with a tenant's graph, which
-// keeps its own copy) and Open reads them all, so libraries of millions of
-// chunks belong in Milvus.
+// twice, row- and dimension-major (100k chunks × 384 dims ≈ 300 MB, outside
+// the Go heap; a tenant's graph keeps its own copy), so libraries of millions
+// of chunks belong in Milvus.
 package embedded
 
 import (
