@@ -21,15 +21,16 @@ import (
 // the database (in the background) and on Close when writes happened since.
 const (
 	snapName   = "vectors.snap"
-	snapFormat = "embedded vectors v2"
+	snapFormat = "embedded vectors v3"
 )
 
 // noSnapshot is snapGen before any snapshot was saved or loaded.
 const noSnapshot = ^uint64(0)
 
 // snapHead starts the payload; then come gob messages of at most
-// snapBatch chunks each (live rows in row order), so no message buffer
-// holds the whole library, then the vectors in the same order.
+// snapBatch chunks each (live rows in row order), each followed by those
+// chunks' vectors, so loading never holds more than a batch beside the
+// store.
 type snapHead struct {
 	Dim, Rows int
 }
@@ -39,37 +40,36 @@ const snapBatch = 4096
 // loadSnapshot fills an empty store from its snapshot; it returns
 // sqlitefile.ErrStale when there is none that matches the database.
 func (s *Store) loadSnapshot(ctx context.Context, dir string) error {
-	return sqlitefile.LoadSnapshot(ctx, s.db, dir, snapName, snapFormat, func(r *bufio.Reader) error {
+	return sqlitefile.LoadSnapshot(ctx, s.db, dir, snapName, snapFormat, func(r *bufio.Reader, size int64) error {
 		var h snapHead
 		dec := gob.NewDecoder(r)
 		if err := dec.Decode(&h); err != nil {
 			return err
 		}
-		if h.Dim <= 0 && h.Rows > 0 || h.Rows < 0 {
+		if h.Dim <= 0 && h.Rows > 0 || h.Rows < 0 || h.Dim > 1<<16 || int64(h.Rows)*int64(h.Dim)*4 > size {
 			return fmt.Errorf("dimension %d, %d rows", h.Dim, h.Rows)
-		}
-		chunks := make([]citebook.Chunk, 0, h.Rows)
-		for len(chunks) < h.Rows {
-			var batch []citebook.Chunk
-			if err := dec.Decode(&batch); err != nil {
-				return err
-			}
-			chunks = append(chunks, batch...)
-		}
-		if len(chunks) != h.Rows {
-			return fmt.Errorf("%d rows, header says %d", len(chunks), h.Rows)
 		}
 		s.dim = h.Dim
 		s.rows = make([]row, 0, h.Rows)
 		s.vecs = s.mem.alloc(h.Rows * s.dim)[:0]
 		buf := make([]byte, 4*s.dim)
 		var vec []float32
-		for _, c := range chunks {
-			if _, err := io.ReadFull(r, buf); err != nil {
+		for done := 0; done < h.Rows; {
+			var batch []citebook.Chunk
+			if err := dec.Decode(&batch); err != nil {
 				return err
 			}
-			vec = decodeVec(buf, vec)
-			s.put(c, vec)
+			if len(batch) == 0 || done+len(batch) > h.Rows {
+				return fmt.Errorf("batch of %d rows after %d of %d", len(batch), done, h.Rows)
+			}
+			for _, c := range batch {
+				if _, err := io.ReadFull(r, buf); err != nil {
+					return err
+				}
+				vec = decodeVec(buf, vec)
+				s.put(c, vec)
+			}
+			done += len(batch)
 		}
 		return nil
 	})
@@ -90,21 +90,21 @@ func (s *Store) saveSnapshot(gen uint64) error {
 		if err := enc.Encode(snapHead{Dim: s.dim, Rows: len(order)}); err != nil {
 			return err
 		}
-		batch := make([]citebook.Chunk, 0, snapBatch)
-		for i, r := range order {
-			batch = append(batch, s.rows[r].chunk)
-			if len(batch) == snapBatch || i == len(order)-1 {
-				if err := enc.Encode(batch); err != nil {
+		buf := make([]byte, 4*s.dim)
+		for lo := 0; lo < len(order); lo += snapBatch {
+			part := order[lo:min(lo+snapBatch, len(order))]
+			batch := make([]citebook.Chunk, len(part))
+			for i, r := range part {
+				batch[i] = s.rows[r].chunk
+			}
+			if err := enc.Encode(batch); err != nil {
+				return err
+			}
+			for _, r := range part {
+				off := int(r) * s.dim
+				if _, err := w.Write(encodeVec(s.vecs[off:off+s.dim], buf)); err != nil {
 					return err
 				}
-				batch = batch[:0]
-			}
-		}
-		buf := make([]byte, 4*s.dim)
-		for _, r := range order {
-			off := int(r) * s.dim
-			if _, err := w.Write(encodeVec(s.vecs[off:off+s.dim], buf)); err != nil {
-				return err
 			}
 		}
 		return nil

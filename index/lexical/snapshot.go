@@ -25,7 +25,12 @@ import (
 // Index without being restored here.
 const snapName = "lexical.snap"
 
-const snapBatch = 4096
+const (
+	snapBatch = 4096
+	postBatch = 1 << 20
+)
+
+type postBatchMsg struct{ Row, TF []int32 }
 
 // noSnapshot is snapGen before any snapshot was saved or loaded.
 const noSnapshot = ^uint64(0)
@@ -44,13 +49,14 @@ var snapFormat = func() string {
 	for _, k := range keys {
 		fmt.Fprintf(h, "%s=%d\x00", k, tf[k])
 	}
-	return fmt.Sprintf("lexical v2 analysis %x/%d", h.Sum64(), n)
+	return fmt.Sprintf("lexical v3 analysis %x/%d", h.Sum64(), n)
 }()
 
-// snap is the in-memory index in gob's terms: per-row fields in row order,
-// postings flattened. The rows' chunks follow it in gob messages of at most
-// snapBatch chunks (a dead row as a zero chunk), so no message buffer holds
-// every chunk's text at once.
+// snap is the in-memory index in gob's terms: per-row fields in row order
+// and where each term's postings start. The rows' chunks follow it in gob
+// messages of at most snapBatch chunks (a dead row as a zero chunk), then
+// all postings in term order in postBatch messages of at most postBatch
+// postings, so no message buffer holds the whole library at once.
 type snap struct {
 	Rows            int
 	Length, Pos     []int32
@@ -59,8 +65,7 @@ type snap struct {
 	Parent          []int32
 	ParentIDs       []string // by interned parent ID
 	Terms           []string // by term ID
-	PostOff         []int64  // term i's postings are PostRow/PostTF[PostOff[i]:PostOff[i+1]]
-	PostRow, PostTF []int32
+	PostOff         []int64  // term i's postings are [PostOff[i], PostOff[i+1]) of all
 	DF, MaxTF       []int32
 	MinLen          []int32
 	Live, TotalLen  int
@@ -69,13 +74,16 @@ type snap struct {
 // loadSnapshot fills a reset index from its snapshot; it returns
 // sqlitefile.ErrStale when there is none that matches the database.
 func (x *Index) loadSnapshot(ctx context.Context) error {
-	return sqlitefile.LoadSnapshot(ctx, x.db, x.dir, snapName, snapFormat, func(r *bufio.Reader) error {
+	return sqlitefile.LoadSnapshot(ctx, x.db, x.dir, snapName, snapFormat, func(r *bufio.Reader, size int64) error {
 		var sn snap
 		dec := gob.NewDecoder(r)
 		if err := dec.Decode(&sn); err != nil {
 			return err
 		}
 		n := sn.Rows
+		if n < 0 || int64(n) > size || len(sn.PostOff) > 0 && sn.PostOff[len(sn.PostOff)-1] > size {
+			return fmt.Errorf("%d rows claimed in %d bytes", n, size)
+		}
 		chunks := make([]citebook.Chunk, 0, n)
 		for len(chunks) < n {
 			var batch []citebook.Chunk
@@ -86,9 +94,25 @@ func (x *Index) loadSnapshot(ctx context.Context) error {
 		}
 		if len(chunks) != n || len(sn.Length) != n || len(sn.Pos) != n || len(sn.Dead) != n || len(sn.Version) != n || len(sn.Retire) != n ||
 			len(sn.Parent) != n || len(sn.PostOff) != len(sn.Terms)+1 || len(sn.DF) != len(sn.Terms) ||
-			len(sn.MaxTF) != len(sn.Terms) || len(sn.MinLen) != len(sn.Terms) || len(sn.PostRow) != len(sn.PostTF) ||
-			sn.PostOff[len(sn.Terms)] != int64(len(sn.PostRow)) {
+			len(sn.MaxTF) != len(sn.Terms) || len(sn.MinLen) != len(sn.Terms) || sn.PostOff[len(sn.Terms)] < 0 {
 			return fmt.Errorf("inconsistent lengths")
+		}
+		total := sn.PostOff[len(sn.Terms)]
+		flat := make([]posting, 0, total)
+		for int64(len(flat)) < total {
+			var pb postBatchMsg
+			if err := dec.Decode(&pb); err != nil {
+				return err
+			}
+			if len(pb.Row) != len(pb.TF) || int64(len(flat)+len(pb.Row)) > total {
+				return fmt.Errorf("postings overrun")
+			}
+			for i, r := range pb.Row {
+				if r < 0 || int(r) >= n {
+					return fmt.Errorf("posting names row %d of %d", r, n)
+				}
+				flat = append(flat, posting{r, pb.TF[i]})
+			}
 		}
 		x.rows = make([]lrow, n)
 		x.meta = make([]rmeta, n)
@@ -115,13 +139,6 @@ func (x *Index) loadSnapshot(ctx context.Context) error {
 			x.books[key] = rs
 		}
 		x.postings = make([][]posting, len(sn.Terms))
-		flat := make([]posting, len(sn.PostRow))
-		for i := range flat {
-			if sn.PostRow[i] < 0 || int(sn.PostRow[i]) >= n {
-				return fmt.Errorf("posting names row %d of %d", sn.PostRow[i], n)
-			}
-			flat[i] = posting{sn.PostRow[i], sn.PostTF[i]}
-		}
 		for id, t := range sn.Terms {
 			x.terms[t] = int32(id)
 			lo, hi := sn.PostOff[id], sn.PostOff[id+1]
@@ -157,19 +174,12 @@ func (x *Index) saveSnapshot(gen uint64) error {
 	for t, id := range x.terms {
 		sn.Terms[id] = t
 	}
-	var total int
+	var total int64
 	for _, ps := range x.postings {
-		total += len(ps)
+		sn.PostOff = append(sn.PostOff, total)
+		total += int64(len(ps))
 	}
-	sn.PostRow, sn.PostTF = make([]int32, 0, total), make([]int32, 0, total)
-	for _, ps := range x.postings {
-		sn.PostOff = append(sn.PostOff, int64(len(sn.PostRow)))
-		for _, p := range ps {
-			sn.PostRow = append(sn.PostRow, p.row)
-			sn.PostTF = append(sn.PostTF, p.tf)
-		}
-	}
-	sn.PostOff = append(sn.PostOff, int64(len(sn.PostRow)))
+	sn.PostOff = append(sn.PostOff, total)
 	err := sqlitefile.SaveSnapshot(x.dir, snapName, gen, snapFormat, func(w *bufio.Writer) error {
 		enc := gob.NewEncoder(w)
 		if err := enc.Encode(&sn); err != nil {
@@ -184,6 +194,26 @@ func (x *Index) saveSnapshot(gen uint64) error {
 				}
 				batch = batch[:0]
 			}
+		}
+		var pb postBatchMsg
+		flush := func() error {
+			err := enc.Encode(&pb)
+			pb.Row, pb.TF = pb.Row[:0], pb.TF[:0]
+			return err
+		}
+		for _, ps := range x.postings {
+			for _, p := range ps {
+				pb.Row = append(pb.Row, p.row)
+				pb.TF = append(pb.TF, p.tf)
+				if len(pb.Row) == postBatch {
+					if err := flush(); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		if len(pb.Row) > 0 {
+			return flush()
 		}
 		return nil
 	})

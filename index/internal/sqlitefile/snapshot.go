@@ -62,8 +62,9 @@ var ErrStale = errors.New("no current snapshot")
 
 // LoadSnapshot opens the snapshot name in dir and calls body with its
 // payload when it was saved at the database's current generation with the
-// same format; otherwise it returns ErrStale without calling body.
-func LoadSnapshot(ctx context.Context, db *sql.DB, dir, name, format string, body func(r *bufio.Reader) error) error {
+// same format; otherwise it returns ErrStale without calling body. size is
+// the file's length, an upper bound for anything the payload claims to hold.
+func LoadSnapshot(ctx context.Context, db *sql.DB, dir, name, format string, body func(r *bufio.Reader, size int64) error) error {
 	f, err := os.Open(filepath.Join(dir, name))
 	if err != nil {
 		return ErrStale
@@ -90,7 +91,11 @@ func LoadSnapshot(ctx context.Context, db *sql.DB, dir, name, format string, bod
 	if cur != gen {
 		return ErrStale
 	}
-	if err := body(r); err != nil {
+	st, err := f.Stat()
+	if err != nil {
+		return ErrStale
+	}
+	if err := body(r, st.Size()); err != nil {
 		return fmt.Errorf("snapshot %s: %w", name, err)
 	}
 	return nil
