@@ -5,8 +5,9 @@
 // in memory, rebuilt from that table at Open (or read back from a snapshot
 // of it, snapshot.go). SQLite FTS5 was measured first: its bm25() ranking
 // took ~100–200 ms for a common word over 100k chunks in the pure-Go build,
-// while scoring posting lists in Go takes about a millisecond. Text is segmented by Terms, so English and Chinese need no
-// tokenizer plugin, and the access filter is resolved to the set of admitted
+// while scoring posting lists in Go takes about a millisecond. Text is
+// segmented by Terms, so English and Chinese need no tokenizer plugin, and
+// the access filter is resolved to the set of admitted
 // rows before any posting is scored, so ranking only ever sees chunks the
 // principal may read (that bitset is cached per filter until the next
 // write). Scoring is exact BM25 top-k with MaxScore pruning: rare terms are
