@@ -75,6 +75,8 @@ func TestColumnScanIsExact(t *testing.T) {
 	}
 	liveC = append(liveC, extra...)
 	liveV = append(liveV, extraV...)
+	require.True(t, s.colsOnly, "sparse vectors keep no row-major copy")
+	require.Empty(t, s.vecs)
 
 	all := func(v1 int) citebook.Filter {
 		return citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "b0", Version: 1}, {BookID: "b1", Version: v1}, {BookID: "b2", Version: 1}}}
@@ -82,11 +84,15 @@ func TestColumnScanIsExact(t *testing.T) {
 	denied := all(1)
 	denied.DenyParents = []string{"p3", "p5"}
 	filters := map[string]citebook.Filter{"all v1": all(1), "b1 at v2": all(2), "denied parents": denied,
-		"one book": {Tenant: "t", Books: []citebook.BookScope{{BookID: "b2", Version: 1}}}}
+		"one book": {Tenant: "t", Books: []citebook.BookScope{{BookID: "b2", Version: 1}}},
+		"small scope": {Tenant: "other", Books: []citebook.BookScope{{BookID: "b0", Version: 1}}}}
 	for name, f := range filters {
 		t.Run(name, func(t *testing.T) {
 			for qi := range 20 {
 				q := sparseVec(r, dim, 0.15)
+				if qi%5 == 0 {
+					q = randVec(r, dim) // a dense query too
+				}
 				hits, err := s.Search(ctx, q, f, 10)
 				require.NoError(t, err)
 				require.Equal(t, bruteForce(liveC, liveV, q, f, 10), ids(hits), "query %d", qi)

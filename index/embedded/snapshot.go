@@ -91,6 +91,7 @@ func (s *Store) saveSnapshot(gen uint64) error {
 			return err
 		}
 		buf := make([]byte, 4*s.dim)
+		var vec []float32
 		for lo := 0; lo < len(order); lo += snapBatch {
 			part := order[lo:min(lo+snapBatch, len(order))]
 			batch := make([]citebook.Chunk, len(part))
@@ -101,8 +102,8 @@ func (s *Store) saveSnapshot(gen uint64) error {
 				return err
 			}
 			for _, r := range part {
-				off := int(r) * s.dim
-				if _, err := w.Write(encodeVec(s.vecs[off:off+s.dim], buf)); err != nil {
+				vec = s.rowVec(r, vec)
+				if _, err := w.Write(encodeVec(vec, buf)); err != nil {
 					return err
 				}
 			}
@@ -135,6 +136,7 @@ func (s *Store) snapshotIfChanged(ctx context.Context) {
 func (s *Store) resetMemory() {
 	s.freeVectors()
 	s.dim, s.rows, s.free = 0, nil, nil
+	s.colsOnly, s.decided = false, false
 	s.byID, s.books, s.parents = map[string]int32{}, map[bookKey]*bookRows{}, map[string]int32{}
 }
 

@@ -68,6 +68,9 @@ type Store struct {
 	vecs    []float32
 	cols    [][]float32
 	mem     arena // where vecs and cols live (off the Go heap)
+	// colsOnly says the store keeps no row-major copy (vecs stays empty):
+	// decided by the first vector stored (see sparseShare).
+	colsOnly, decided bool
 	rows    []row
 	free    []int32
 	byID    map[string]int32
@@ -446,12 +449,19 @@ func (s *Store) Search(ctx context.Context, vec []float32, f citebook.Filter, k 
 		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "search cancelled")
 	}
 	var top []scored
+	if s.colsOnly {
+		adm := s.cachedCandidates(&f, &sc)
+		if len(adm.rows) == 0 {
+			return []citebook.Hit{}, nil
+		}
+		top = s.scoreColumns(q, nonzero(q), adm, min(k, len(adm.rows)))
+	}
 	// A sparse query (the builtin embedder's) over a large scope is scored
 	// column by column, exactly; otherwise the graph or the row scan.
 	nz := nonzero(q)
 	// (A tile scan can only be cheaper when the padded non-zeros number
 	// fewer than the dimensions, so dense queries skip resolving rows.)
-	if sc.upper >= tileRows && len(nz) > 0 && (len(nz)+3)&^3 < s.dim {
+	if top == nil && sc.upper >= tileRows && len(nz) > 0 && (len(nz)+3)&^3 < s.dim {
 		adm := s.cachedCandidates(&f, &sc)
 		if len(adm.rows) == 0 {
 			return []citebook.Hit{}, nil
@@ -647,9 +657,8 @@ func (s *Store) buildGraph(tenant string) {
 	sort.Slice(rows, func(i, j int) bool { return rows[i] < rows[j] })
 	g := newGraph(s.dim, len(rows), gen, uint64(len(rows)))
 	for _, r := range rows {
-		off := int(r) * s.dim
 		g.rows = append(g.rows, r)
-		g.vecs = append(g.vecs, s.vecs[off:off+s.dim]...)
+		g.vecs = append(g.vecs, s.rowVec(r, nil)...)
 	}
 	s.mu.RUnlock()
 	// Half the cores build, so searches keep being served meanwhile.
@@ -794,17 +803,29 @@ func (s *Store) put(c citebook.Chunk, v []float32) {
 	if s.dim == 0 {
 		s.dim = len(v)
 	}
+	if !s.decided {
+		s.decided = true
+		s.colsOnly = sparse(v)
+		if s.colsOnly {
+			s.mem.free(s.vecs) // a size hint from Open, never touched
+			s.vecs = nil
+		}
+	}
 	s.remove(c.ID)
 	var r int32
 	if n := len(s.free); n > 0 {
 		r = s.free[n-1]
 		s.free = s.free[:n-1]
-		copy(s.vecs[int(r)*s.dim:], v)
+		if !s.colsOnly {
+			copy(s.vecs[int(r)*s.dim:], v)
+		}
 	} else {
 		r = int32(len(s.rows))
 		s.rows = append(s.rows, row{})
-		s.vecs = s.mem.grow(s.vecs, len(s.vecs)+s.dim)
-		copy(s.vecs[int(r)*s.dim:], v)
+		if !s.colsOnly {
+			s.vecs = s.mem.grow(s.vecs, len(s.vecs)+s.dim)
+			copy(s.vecs[int(r)*s.dim:], v)
+		}
 	}
 	s.setColumns(r, v)
 	pid, ok := s.parents[c.ParentID]
