@@ -151,3 +151,28 @@ func TestChunkKeepsTables(t *testing.T) {
 		}
 	}
 }
+
+// TestFindGutterFigures: a right-aligned column of amounts beside ragged
+// labels is a table read row by row, while two justified columns of words
+// are text columns.
+func TestFindGutterFigures(t *testing.T) {
+	var table, text []pdfFrag
+	for i := range 30 {
+		y := 700 - float64(i)*10
+		label := strings.Repeat("Label words ", 1+i%3)
+		table = append(table,
+			pdfFrag{x0: 50, x1: 50 + float64(len(label))*4, y: y, size: 8, text: label, chars: len(label)},
+			pdfFrag{x0: 420, x1: 460, y: y, size: 8, text: "(1,577)", chars: 7},
+			pdfFrag{x0: 500, x1: 540, y: y, size: 8, text: "1,373", chars: 5})
+		words := "justified words of a text column"
+		text = append(text,
+			pdfFrag{x0: 50, x1: 280, y: y, size: 8, text: words, chars: len(words)},
+			pdfFrag{x0: 310, x1: 540, y: y, size: 8, text: words, chars: len(words)})
+	}
+	if _, two := findGutter(table); two {
+		t.Errorf("a column of amounts was taken for a text column")
+	}
+	if _, two := findGutter(text); !two {
+		t.Errorf("two justified text columns not found")
+	}
+}
