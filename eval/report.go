@@ -66,12 +66,13 @@ func summaryRows(s Summary) []metricRow {
 	if s.Unanswerable == 0 {
 		rf = func(float64) string { return "n/a" }
 	}
-	return []metricRow{
+	rows := []metricRow{
 		{"Questions (answerable / unanswerable / errors)", fmt.Sprintf("%d (%d / %d / %d)", s.Questions, s.Answerable, s.Unanswerable, s.Errors)},
 		{"Recall@1 / @5 / @10", f(s.RecallAtK["1"]) + " / " + f(s.RecallAtK["5"]) + " / " + f(s.RecallAtK["10"])},
 		{"MRR@10", f(s.MRRAt10)},
 		{"nDCG@10", f(s.NDCGAt10)},
 		{"Hit rate@10", f(s.HitRate)},
+		{"Hit@1 / @5 / @10", f(s.HitAtK["1"]) + " / " + f(s.HitAtK["5"]) + " / " + f(s.HitAtK["10"])},
 		{"Page Recall@1 / @5 / @10", pf(s.PageRecallAtK["1"]) + " / " + pf(s.PageRecallAtK["5"]) + " / " + pf(s.PageRecallAtK["10"])},
 		{"Citation page accuracy", pf(s.CitationPageAccuracy)},
 		{"Citation precision / recall", f(s.CitationPrecision) + " / " + f(s.CitationRecall)},
@@ -87,6 +88,16 @@ func summaryRows(s Summary) []metricRow {
 		{"Model calls / constrained retries / fallbacks (extractive, refusal) / example echoes", fmt.Sprintf("%d / %d / %d, %d / %d",
 			s.Guards.ModelCalls, s.Guards.ConstrainedRetries, s.Guards.FallbackExtractive, s.Guards.FallbackRefusal, s.Guards.ExampleEchoes)},
 	}
+	for _, sig := range Signals {
+		x, ok := s.Signals[sig.Name]
+		if !ok {
+			continue
+		}
+		rows = append(rows, metricRow{"Signal " + sig.Name + ": Hit@1 / MRR@10 / Recall@5 / Page Recall@1 / @5",
+			f(x.HitAtK["1"]) + " / " + f(x.MRRAt10) + " / " + f(x.RecallAtK["5"]) + " / " +
+				pf(x.PageRecallAtK["1"]) + " / " + pf(x.PageRecallAtK["5"])})
+	}
+	return rows
 }
 
 // reasonList renders refusal counts by reason, most frequent first.
@@ -112,8 +123,8 @@ func reasonList(m map[string]int) string {
 }
 
 func setupLine(s Setup) string {
-	return fmt.Sprintf("dataset %s, scope %s, embedder %s, store %s, answerer %s, relevance bar %.2f, answerability bar %.2f, %s",
-		s.Dataset, s.Scope, s.Embedder, s.Store, s.Answerer, s.MinScore, s.AnswerCoverage, s.Date)
+	return fmt.Sprintf("dataset %s, scope %s, embedder %s, store %s, answerer %s, fusion %s, relevance bar %.2f, answerability bar %.2f, %s",
+		s.Dataset, s.Scope, s.Embedder, s.Store, s.Answerer, s.Fusion, s.MinScore, s.AnswerCoverage, s.Date)
 }
 
 // outcome is a short verdict for the per-question tables.

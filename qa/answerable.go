@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/analysis"
 )
 
 // TermStats reports how many chunks in scope contain each term
@@ -219,7 +220,7 @@ func isCJKTerm(t string) bool {
 // so pairs stand for the words.
 func questionTerms(question string, terms func(string) []string) []string {
 	var out, functional []string
-	for _, t := range contentTerms(terms(question)) {
+	for _, t := range analysis.ContentTerms(terms(question)) {
 		if isFiller(t) {
 			continue
 		}
@@ -339,7 +340,7 @@ func windows(chunks []ContextChunk, terms func(string) []string, span int) []win
 		sents := Sentences(c.Chunk.Text)
 		sets := make([]map[string]bool, len(sents))
 		for i, s := range sents {
-			sets[i] = termSet(terms(s))
+			sets[i] = analysis.TermSet(terms(s))
 		}
 		for i := range sents {
 			w := window{chunk: c.Chunk, rank: c.Rank, first: i, terms: map[string]bool{}}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/citebook/citebook/analysis"
 )
 
 // Extractive answers without a model: it quotes one contiguous passage of
@@ -24,7 +26,7 @@ type Extractive struct {
 	minTerms    int     // distinct question terms it must hold (fewer if the question has fewer)
 }
 
-// NewExtractive segments with terms (lexical.Terms).
+// NewExtractive segments with terms (analysis.Terms).
 func NewExtractive(terms func(string) []string) *Extractive {
 	return &Extractive{terms: terms, maxSentence: 3, minCoverage: 0.15, minTerms: 2}
 }
@@ -64,7 +66,7 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 				cs.sents = append(cs.sents, sentence{})
 				continue
 			}
-			cs.sents = append(cs.sents, sentence{text: s, terms: termSet(e.terms(s))})
+			cs.sents = append(cs.sents, sentence{text: s, terms: analysis.TermSet(e.terms(s))})
 			nsent++
 		}
 		all = append(all, cs)

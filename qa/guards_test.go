@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/citebook/citebook/citation"
-	"github.com/citebook/citebook/index/lexical"
+	"github.com/citebook/citebook/analysis"
 )
 
 // Each guard between a model (or the extractive answerer) and the reader,
@@ -106,7 +106,7 @@ func TestGuardInDomainUnanswerable(t *testing.T) {
 	for _, a := range []struct {
 		name string
 		a    Answerer
-	}{{"llm", eager}, {"extractive", NewExtractive(lexical.Terms)}} {
+	}{{"llm", eager}, {"extractive", NewExtractive(analysis.Terms)}} {
 		t.Run(a.name, func(t *testing.T) {
 			p := lib.pipeline(t, a.a, Options{})
 			for _, tt := range []struct {
@@ -138,7 +138,7 @@ func TestGuardInDomainUnanswerable(t *testing.T) {
 // TestGuardNeverMentionedReason: the refusal names what the book lacks.
 func TestGuardNeverMentionedReason(t *testing.T) {
 	lib := shared(t)
-	p := lib.pipeline(t, NewExtractive(lexical.Terms), Options{})
+	p := lib.pipeline(t, NewExtractive(analysis.Terms), Options{})
 	a, err := p.Ask(context.Background(), alice, Request{Question: "How do I train a neural network with TensorFlow from my R session?"}, nil)
 	require.NoError(t, err)
 	require.True(t, a.Refused)
@@ -153,7 +153,7 @@ func TestGuardNeverMentionedReason(t *testing.T) {
 // under a real quote is removed.
 func TestGuardChinese(t *testing.T) {
 	lib := shared(t)
-	p := lib.pipeline(t, NewExtractive(lexical.Terms), Options{})
+	p := lib.pipeline(t, NewExtractive(analysis.Terms), Options{})
 	for _, q := range []string{
 		"怎样给 LaTeX 生成的 PDF 设置打开密码，防止别人随意查看？",
 		"怎么给 PDF 的每一页都加上“内部资料”这样的半透明水印？",
@@ -224,7 +224,7 @@ func TestGuardMalformedReplyFallsBack(t *testing.T) {
 		calls.Store(0)
 		formats = nil
 		p := lib.pipeline(t, NewLLMAnswerer(m, "openai/scripted").Constrain(cfg), Options{})
-		p.deps.Fallback = NewExtractive(lexical.Terms)
+		p.deps.Fallback = NewExtractive(analysis.Terms)
 		a, err := p.Ask(context.Background(), alice, q, nil)
 		require.NoError(t, err)
 		require.Equal(t, []string{"json_object", "json_schema"}, formats)
@@ -270,7 +270,7 @@ func TestGuardExampleEcho(t *testing.T) {
 
 // TestSupportCheck covers the support rules on their own.
 func TestSupportCheck(t *testing.T) {
-	sc := citation.SupportCheck{Content: func(s string) []string { return ContentTerms(lexical.Terms(s)) }}
+	sc := citation.SupportCheck{Content: func(s string) []string { return analysis.ContentTerms(analysis.Terms(s)) }}
 	for _, tt := range []struct {
 		name, statement, quote string
 		ok                     bool

@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/citation"
 )
 
 // contentTerms segments text into the lower-cased content terms that
 // support verification compares (citation.SupportCheck.Content).
 func (p *Pipeline) contentTerms(s string) []string {
-	return contentTerms(p.deps.Terms(s))
+	return analysis.ContentTerms(p.deps.Terms(s))
 }
 
 // answerShare is the part of the answerability bar the kept quotes must
@@ -47,7 +48,7 @@ func (p *Pipeline) stillAnswers(res *citation.Result, tr *Trace) {
 			quotes = append(quotes, c.Quote)
 		}
 	}
-	have := termSet(p.deps.Terms(strings.Join(quotes, "\n")))
+	have := analysis.TermSet(p.deps.Terms(strings.Join(quotes, "\n")))
 	total, got, n := 0.0, 0.0, 0
 	for t, w := range a.weights {
 		total += w

@@ -13,7 +13,7 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/acl"
-	"github.com/citebook/citebook/index/lexical"
+	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/ingest"
 	"github.com/citebook/citebook/qa"
 )
@@ -102,7 +102,8 @@ func newPipeline(a *app, o answerOptions) (*qa.Pipeline, error) {
 		Lexical:  a.Lexical,
 		Library:  a.Meta,
 		Access:   acl.NewResolver(a.Meta, acl.NewStore(a.Meta.SQL()), a.Meta),
-		Terms:    lexical.Terms,
+		Terms:    analysis.Terms,
+		Books:    a.Meta,
 		Logger:   a.Log,
 	}
 	if tok, err := ingest.NewTokenizer(); err == nil {
@@ -112,7 +113,7 @@ func newPipeline(a *app, o answerOptions) (*qa.Pipeline, error) {
 	}
 	switch o.LLM {
 	case "", "none":
-		deps.Answerer = qa.NewExtractive(lexical.Terms)
+		deps.Answerer = qa.NewExtractive(analysis.Terms)
 	case "openai", "ollama":
 		cfg := qa.ModelConfig{Provider: o.LLM, URL: o.LLMURL, Model: o.LLMModel, Key: o.LLMKey}
 		m, err := qa.OpenModel(cfg)
@@ -120,7 +121,7 @@ func newPipeline(a *app, o answerOptions) (*qa.Pipeline, error) {
 			return nil, err
 		}
 		deps.Answerer = qa.NewLLMAnswerer(m, o.answerer()).Constrain(cfg)
-		deps.Fallback = qa.NewExtractive(lexical.Terms)
+		deps.Fallback = qa.NewExtractive(analysis.Terms)
 		deps.Planner = qa.NewLLMPlanner(m)
 	default:
 		return nil, citebook.Errorf(citebook.EINVALID, "unknown --llm %q (none, openai or ollama)", o.LLM)
@@ -128,7 +129,8 @@ func newPipeline(a *app, o answerOptions) (*qa.Pipeline, error) {
 	if o.RerankURL != "" {
 		deps.Reranker = qa.NewHTTPReranker(o.RerankURL, o.RerankModel, o.RerankKey, nil)
 	}
-	return qa.NewPipeline(deps, qa.Options{MinScore: o.MinScore, K: o.K, AnswerCoverage: o.Coverage})
+	opts := qa.Options{MinScore: o.MinScore, K: o.K, AnswerCoverage: o.Coverage}
+	return qa.NewPipeline(deps, opts)
 }
 
 // askFlags are the flags of `citebook ask`.
