@@ -11,8 +11,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/citebook/citebook/citation"
 	"github.com/citebook/citebook/analysis"
+	"github.com/citebook/citebook/citation"
 )
 
 // Each guard between a model (or the extractive answerer) and the reader,
