@@ -77,20 +77,7 @@ func realServerWith(t *testing.T, tweak func(*Config), books ...string) (string,
 	tokens := auth.NewStore(meta.SQL())
 	secret, _, err := tokens.Create(ctx, citebook.Principal{Tenant: "default", User: "reader", Admin: true})
 	require.NoError(t, err)
-	runner := NewRunner(func(ctx context.Context, req IndexRequest) (Job, error) {
-		res, err := builder.Index(ctx, index.BookInput{BookID: req.BookID, Title: req.Title, Tenant: req.Tenant, Groups: req.Groups, Path: req.Path})
-		if res == nil {
-			return Job{}, err
-		}
-		return Job{IndexJob: res.JobID, Version: res.Version, Chunks: res.Chunks}, err
-	}, builder.Delete, func(ctx context.Context, bookID string) ([]Job, error) {
-		jobs, err := meta.Jobs(ctx, bookID)
-		var out []Job
-		for _, j := range jobs {
-			out = append(out, Job{ID: "index-" + strconv.FormatInt(j.ID, 10), IndexJob: j.ID, BookID: j.BookID, Status: JobStatus(j.Status), Error: j.Error})
-		}
-		return out, err
-	}, log)
+	runner := index.NewRunner(builder, meta, index.RunnerOptions{Logger: log})
 	t.Cleanup(func() { runner.Close(context.Background()) })
 	cfg := Config{
 		Library: meta, Indexer: runner, Asker: pipeline, Searcher: pipeline,
