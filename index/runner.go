@@ -106,10 +106,12 @@ type Runner struct {
 
 	mu      sync.Mutex
 	jobs    map[string]*entry
-	order   []*entry // every known job, oldest first
-	queue   []*entry // queued, oldest first
-	running []*entry // builds whose slot is held (not yet reported ended)
-	alive   map[string]int
+	order   []*entry          // every known job, oldest first
+	queue   []*entry          // queued, oldest first
+	running []*entry          // builds whose slot is held (not yet reported ended)
+	alive   map[string]int    // builds not yet returned, by book
+	served  map[string]uint64 // when each tenant last had a job started (r.seq)
+	seq     uint64
 	closed  bool
 	wake    chan struct{}
 }
@@ -130,7 +132,7 @@ type entry struct {
 func NewRunner(b Indexer, log JobLog, opts RunnerOptions) *Runner {
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &Runner{b: b, log: log, opt: opts.withDefaults(), ctx: ctx, stop: cancel,
-		jobs: map[string]*entry{}, alive: map[string]int{}, wake: make(chan struct{}, 1)}
+		jobs: map[string]*entry{}, alive: map[string]int{}, served: map[string]uint64{}, wake: make(chan struct{}, 1)}
 	r.lg = r.opt.Logger
 	r.wg.Add(1)
 	go r.schedule()
@@ -295,8 +297,8 @@ func (r *Runner) CancelBook(ctx context.Context, tenant, bookID string) (int, er
 		if !e.job.Status.Ended() {
 			r.cancelLocked(e)
 			waits = append(waits, e.built)
-		} else if e.requested {
-			waits = append(waits, e.built) // cancelled earlier, maybe still stopping
+		} else if e.requested && !closed(e.built) {
+			waits = append(waits, e.built) // cancelled earlier and still stopping
 		}
 	}
 	n := len(waits)
@@ -341,6 +343,15 @@ func (r *Runner) Close(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+func closed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -397,7 +408,8 @@ func (r *Runner) dispatch() {
 }
 
 // next picks the queued job to run: never a book with a build still alive,
-// then the tenant with the fewest running jobs, then the oldest job.
+// then the tenant with the fewest running jobs, then the tenant served
+// longest ago (round robin), then the oldest job.
 func (r *Runner) next() *entry {
 	perTenant := map[string]int{}
 	for _, e := range r.running {
@@ -408,7 +420,12 @@ func (r *Runner) next() *entry {
 		if r.alive[e.in.BookID] > 0 {
 			continue
 		}
-		if best == nil || perTenant[e.job.Tenant] < perTenant[best.job.Tenant] {
+		if best == nil {
+			best = e
+			continue
+		}
+		t, bt := e.job.Tenant, best.job.Tenant
+		if perTenant[t] < perTenant[bt] || perTenant[t] == perTenant[bt] && r.served[t] < r.served[bt] {
 			best = e
 		}
 	}
@@ -420,6 +437,8 @@ func (r *Runner) start(e *entry) {
 	r.queue = slices.DeleteFunc(r.queue, func(x *entry) bool { return x == e })
 	r.running = append(r.running, e)
 	r.alive[e.in.BookID]++
+	r.seq++
+	r.served[e.job.Tenant] = r.seq
 	e.job.Status, e.job.Started = citebook.JobRunning, time.Now().UTC()
 	ctx, cancel := r.ctx, context.CancelFunc(func() {})
 	if r.opt.Deadline > 0 {
