@@ -105,6 +105,8 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 			a.Log.Warn("index job still running at shutdown; it will fail and can be resumed", "err", err)
 		}
 	}()
+	// Books another process indexes or deletes are served within a second.
+	go a.Follow.Run(ctx, followEvery)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	cfg := web.Config{
@@ -194,6 +196,10 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	}
 	return nil
 }
+
+// followEvery is how often serve polls the metadata for changes another
+// process made (searches also sync first, so this only warms the reload).
+const followEvery = 500 * time.Millisecond
 
 // nopWriteCloser keeps the MCP transport from closing stdout.
 type nopWriteCloser struct{ io.Writer }

@@ -131,7 +131,8 @@ CREATE TABLE IF NOT EXISTS chunks (
 	retired INTEGER NOT NULL DEFAULT 0,
 	data    BLOB NOT NULL,
 	vec     BLOB NOT NULL
-);`
+);
+CREATE INDEX IF NOT EXISTS chunks_book ON chunks (book_id);`
 	if _, err := s.db.ExecContext(ctx, schema); err != nil {
 		return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot initialise vector store")
 	}

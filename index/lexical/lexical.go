@@ -133,7 +133,8 @@ func (x *Index) load(ctx context.Context) error {
 	book_id TEXT NOT NULL,
 	retired INTEGER NOT NULL DEFAULT 0,
 	data    BLOB NOT NULL
-);`
+);
+CREATE INDEX IF NOT EXISTS chunks_book ON chunks (book_id);`
 	if _, err := x.db.ExecContext(ctx, schema); err != nil {
 		return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot initialise lexical index")
 	}
