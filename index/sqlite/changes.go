@@ -87,4 +87,3 @@ func (d *DB) ChunkLifespans(ctx context.Context, ids []string) (map[string][]ind
 	}
 	return out, nil
 }
-
