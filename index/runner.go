@@ -316,10 +316,15 @@ func (r *Runner) CancelBook(ctx context.Context, tenant, bookID string) (int, er
 // Delete removes a book from every store after cancelling its jobs, so a
 // book can be deleted while it is being indexed.
 func (r *Runner) Delete(ctx context.Context, tenant, bookID string) error {
-	if _, err := r.CancelBook(ctx, tenant, bookID); err != nil {
+	n, err := r.CancelBook(ctx, tenant, bookID)
+	if err != nil {
 		return err
 	}
-	return r.b.Delete(ctx, bookID)
+	err = r.b.Delete(ctx, bookID)
+	if n > 0 && citebook.ErrorCode(err) == citebook.ENOTFOUND {
+		return nil // the cancelled first build's clean-up removed it already
+	}
+	return err
 }
 
 // Close stops taking jobs, cancels the queued and running ones and waits
