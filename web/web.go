@@ -34,7 +34,8 @@ type Authorizer interface {
 // implements it). It does no access control: web checks every result against
 // the principal's Filter.
 type Library interface {
-	// Books lists a tenant's books.
+	// Books lists a tenant's books; "" lists every tenant's (for the
+	// start-up sweep of orphaned uploads).
 	Books(ctx context.Context, tenant string) ([]citebook.Book, error)
 	// Book returns one book; not_found when unknown.
 	Book(ctx context.Context, id string) (*citebook.Book, error)
