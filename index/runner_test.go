@@ -18,6 +18,7 @@ import (
 	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/index/embedded"
 	"github.com/citebook/citebook/ingest"
+	"github.com/citebook/citebook/internal/corpus"
 )
 
 // slowParse stands in for a hostile PDF: files named "huge*" take until
@@ -285,4 +286,31 @@ func TestRunnerRunCancelled(t *testing.T) {
 	for _, j := range jobs {
 		require.NotEqual(t, citebook.JobRunning, j.Status, "no job left running")
 	}
+}
+
+// TestRunnerSharedStreamPDF runs the real parser on a generated PDF of
+// 3,000 pages sharing one 1 MiB content stream (a parse of minutes) ahead of
+// a small book: the small book completes at once and the huge job fails
+// within its deadline plus the grace period.
+func TestRunnerSharedStreamPDF(t *testing.T) {
+	e := embeddedEnv(t)
+	b := e.builder(index.BuilderOptions{})
+	const deadline = 6 * time.Second
+	r := index.NewRunner(b, e.meta, index.RunnerOptions{Workers: 1, SlowAfter: 300 * time.Millisecond,
+		Deadline: deadline, Grace: time.Second, Logger: quiet()})
+	defer r.Close(context.Background())
+	ctx := context.Background()
+	huge, err := r.Submit(ctx, citebook.BookInput{BookID: "huge", Tenant: "acme", Path: corpus.SharedStreamPDF(t, 3000, 1<<20), Owned: true})
+	require.NoError(t, err)
+	small, err := r.Submit(ctx, citebook.BookInput{BookID: "small", Tenant: "acme", Path: bookFile(t, t.TempDir(), "small.md")})
+	require.NoError(t, err)
+	t0 := time.Now()
+	require.Equal(t, citebook.JobCompleted, waitEnded(t, r, small.Handle, deadline).Status)
+	t.Logf("small book done %s after submission", time.Since(t0).Round(time.Millisecond))
+	j := waitEnded(t, r, huge.Handle, 3*deadline)
+	require.Equal(t, citebook.JobFailed, j.Status)
+	require.Contains(t, j.Error, "deadline")
+	ran := j.Finished.Sub(j.Started)
+	require.LessOrEqual(t, ran, deadline+1500*time.Millisecond)
+	t.Logf("shared-stream PDF: %s after %s", j.Error, ran.Round(time.Millisecond))
 }
