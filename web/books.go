@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -158,7 +159,11 @@ func (s *Server) getBook(c echo.Context) error {
 // first build is still queued or parsing has no record yet; deleting it
 // cancels that build, and the runner removes the uploaded file.
 func (s *Server) deleteBook(c echo.Context) error {
-	ctx := c.Request().Context()
+	// A build that does not stop at once (a parser between cancellation
+	// points) must not hold the request forever: after this the client is
+	// told to try again.
+	ctx, cancel := context.WithTimeout(c.Request().Context(), cancelWait)
+	defer cancel()
 	_, b, _, err := s.requestedBook(c)
 	if citebook.ErrorCode(err) == citebook.ENOTFOUND {
 		n, cerr := s.cfg.Indexer.CancelBook(ctx, principalOf(c).Tenant, c.Param("id"))
@@ -182,6 +187,9 @@ func (s *Server) deleteBook(c echo.Context) error {
 	}
 	return c.NoContent(http.StatusNoContent)
 }
+
+// cancelWait bounds how long DELETE waits for a book's builds to stop.
+const cancelWait = 30 * time.Second
 
 func (s *Server) uploadDir() string { return filepath.Join(s.cfg.DataDir, "books") }
 
