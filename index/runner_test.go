@@ -107,7 +107,7 @@ func TestRunnerSlowJobDoesNotBlockOthers(t *testing.T) {
 	sp := newSlowParse(false)
 	defer close(sp.release)
 	b := e.builder(index.BuilderOptions{Parse: sp.parse})
-	const deadline = 3 * time.Second
+	const deadline = 5 * time.Second
 	r := index.NewRunner(b, e.meta, index.RunnerOptions{Workers: 1, MaxRunning: 3, SlowAfter: 200 * time.Millisecond,
 		Deadline: deadline, Grace: 300 * time.Millisecond, Logger: quiet()})
 	defer r.Close(context.Background())
@@ -295,7 +295,7 @@ func TestRunnerRunCancelled(t *testing.T) {
 func TestRunnerSharedStreamPDF(t *testing.T) {
 	e := embeddedEnv(t)
 	b := e.builder(index.BuilderOptions{})
-	const deadline = 6 * time.Second
+	const deadline = 8 * time.Second
 	r := index.NewRunner(b, e.meta, index.RunnerOptions{Workers: 1, SlowAfter: 300 * time.Millisecond,
 		Deadline: deadline, Grace: time.Second, Logger: quiet()})
 	defer r.Close(context.Background())
