@@ -135,3 +135,39 @@ func TestUploadLeavesNoTempFiles(t *testing.T) {
 	require.NoError(t, err)
 	require.Empty(t, left, "nothing in the OS temp dir")
 }
+
+// TestDeleteBookWhileReindexing: deleting a served book whose re-index is
+// running cancels the build and deletes the book (it used to answer 409
+// until the build ended).
+func TestDeleteBookWhileReindexing(t *testing.T) {
+	e := newEnv(t, envOpts{})
+	content, err := os.ReadFile(corpus.Path(t, "books/mobydick.txt"))
+	require.NoError(t, err)
+	body, ctype := multipartBody(t, nil, "moby.txt", content)
+	res, data := e.do(t, "admin", "POST", "/v1/books", body, "Content-Type", ctype)
+	require.Equal(t, 202, res.StatusCode, "%s", data)
+	var up struct {
+		BookID string       `json:"book_id"`
+		Job    citebook.Job `json:"job"`
+	}
+	require.NoError(t, json.Unmarshal(data, &up))
+	in := <-e.builds
+	require.Equal(t, citebook.JobCompleted, waitJob(t, e.http.URL, e.tokens["admin"], up.Job.Handle).Status)
+
+	e.builder.mu.Lock()
+	e.builder.gate = make(chan struct{})
+	e.builder.mu.Unlock()
+	res, data = e.do(t, "admin", "POST", "/v1/books/"+up.BookID+"/jobs", nil)
+	require.Equal(t, 202, res.StatusCode, "%s", data)
+	var again citebook.Job
+	require.NoError(t, json.Unmarshal(data, &again))
+	<-e.builds // running and held
+
+	res, data = e.do(t, "admin", "DELETE", "/v1/books/"+up.BookID, nil)
+	require.Equal(t, 204, res.StatusCode, "%s", data)
+	require.Equal(t, citebook.JobCancelled, waitJob(t, e.http.URL, e.tokens["admin"], again.Handle).Status)
+	res, _ = e.do(t, "admin", "GET", "/v1/books/"+up.BookID, nil)
+	require.Equal(t, 404, res.StatusCode)
+	_, err = os.Stat(in.Path)
+	require.True(t, errors.Is(err, os.ErrNotExist), "the upload is removed with its book")
+}
