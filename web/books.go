@@ -221,6 +221,9 @@ func (s *Server) uploadBook(c echo.Context) error {
 			groups = append(groups, g)
 		}
 	}
+	if err := s.sniffUpload(ctx, up); err != nil {
+		return err
+	}
 	id := "bk_" + hex.EncodeToString(up.sum)[:16]
 	if _, err := s.cfg.Library.Book(ctx, id); err == nil {
 		return citebook.Errorf(citebook.ECONFLICT, "this file is already book %q; POST /v1/books/%s/jobs re-indexes it", id, id)
@@ -250,6 +253,26 @@ func (s *Server) uploadBook(c echo.Context) error {
 	}
 	c.Response().Header().Set(echo.HeaderLocation, "/v1/jobs/"+job.Handle)
 	return c.JSON(http.StatusAccepted, map[string]any{"book_id": id, "title": title, "job": job})
+}
+
+// uploadSniffer is the cheap check of an upload a Previewer may offer: a
+// file that is plainly not a readable book is refused before it is stored
+// or queued.
+type uploadSniffer interface {
+	Sniff(ctx context.Context, name string, r io.ReaderAt, size int64) error
+}
+
+func (s *Server) sniffUpload(ctx context.Context, up *upload) error {
+	sn, ok := s.cfg.Previewer.(uploadSniffer)
+	if !ok {
+		return nil
+	}
+	f, err := os.Open(up.path)
+	if err != nil {
+		return citebook.Wrap(err, citebook.EINTERNAL, "reading the upload")
+	}
+	defer f.Close()
+	return sn.Sniff(ctx, up.name, f, up.size)
 }
 
 func uploadError(err error) error {
