@@ -18,7 +18,7 @@ import (
 	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/index/embedded"
 	"github.com/citebook/citebook/ingest"
-	"github.com/citebook/citebook/internal/corpus"
+	"github.com/citebook/citebook/internal/hostile"
 )
 
 // slowParse stands in for a hostile PDF: files named "huge*" take until
@@ -288,19 +288,31 @@ func TestRunnerRunCancelled(t *testing.T) {
 	}
 }
 
-// TestRunnerSharedStreamPDF runs the real parser on a generated PDF of
-// 3,000 pages sharing one 1 MiB content stream (a parse of minutes) ahead of
-// a small book: the small book completes at once and the huge job fails
+// sharedStreamPDF writes issue 10's 20,000 pages sharing one 16 MiB
+// content stream.
+func sharedStreamPDF(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "shared-stream.pdf")
+	f, err := os.Create(p)
+	require.NoError(t, err)
+	require.NoError(t, hostile.SharedStream(f, 20000, 16<<20))
+	require.NoError(t, f.Close())
+	return p
+}
+
+// TestRunnerSharedStreamPDF runs the real parser and builder on issue 10's
+// 20,000-page shared-stream PDF ahead of a small book: the small book
+// completes while the PDF's job runs, and the PDF's job finishes or fails
 // within its deadline plus the grace period.
 func TestRunnerSharedStreamPDF(t *testing.T) {
 	e := embeddedEnv(t)
-	b := e.builder(index.BuilderOptions{})
+	b := e.builder(index.BuilderOptions{BatchSize: 200})
 	const deadline = 8 * time.Second
 	r := index.NewRunner(b, e.meta, index.RunnerOptions{Workers: 1, SlowAfter: 300 * time.Millisecond,
 		Deadline: deadline, Grace: time.Second, Logger: quiet()})
 	defer r.Close(context.Background())
 	ctx := context.Background()
-	huge, err := r.Submit(ctx, citebook.BookInput{BookID: "huge", Tenant: "acme", Path: corpus.SharedStreamPDF(t, 3000, 1<<20), Owned: true})
+	huge, err := r.Submit(ctx, citebook.BookInput{BookID: "huge", Tenant: "acme", Path: sharedStreamPDF(t), Owned: true})
 	require.NoError(t, err)
 	small, err := r.Submit(ctx, citebook.BookInput{BookID: "small", Tenant: "acme", Path: bookFile(t, t.TempDir(), "small.md")})
 	require.NoError(t, err)
@@ -308,9 +320,12 @@ func TestRunnerSharedStreamPDF(t *testing.T) {
 	require.Equal(t, citebook.JobCompleted, waitEnded(t, r, small.Handle, deadline).Status)
 	t.Logf("small book done %s after submission", time.Since(t0).Round(time.Millisecond))
 	j := waitEnded(t, r, huge.Handle, 3*deadline)
-	require.Equal(t, citebook.JobFailed, j.Status)
-	require.Contains(t, j.Error, "deadline")
 	ran := j.Finished.Sub(j.Started)
 	require.LessOrEqual(t, ran, deadline+1500*time.Millisecond)
-	t.Logf("shared-stream PDF: %s after %s", j.Error, ran.Round(time.Millisecond))
+	if j.Status == citebook.JobFailed {
+		require.Contains(t, j.Error, "deadline")
+	} else {
+		require.Equal(t, citebook.JobCompleted, j.Status)
+	}
+	t.Logf("shared-stream PDF: %s %s after %s", j.Status, j.Error, ran.Round(time.Millisecond))
 }

@@ -2,23 +2,29 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/citebook/citebook/internal/corpus"
+	"github.com/citebook/citebook/internal/hostile"
 )
 
-// TestIndexCtrlC is issue 10 item 2 for the CLI: Ctrl-C while a huge PDF
-// parses stops `citebook index` promptly with a clear message, and no job
+// TestIndexCtrlC is issue 10 item 2 for the CLI: Ctrl-C while issue 10's
+// 20,000-page shared-stream PDF is being indexed stops `citebook index` promptly with a clear message, and no job
 // is left recorded as running.
 func TestIndexCtrlC(t *testing.T) {
 	bin := buildCitebook(t)
 	data := t.TempDir()
-	pdf := corpus.SharedStreamPDF(t, 3000, 1<<20)
+	pdf := filepath.Join(t.TempDir(), "shared-stream.pdf")
+	f, err := os.Create(pdf)
+	require.NoError(t, err)
+	require.NoError(t, hostile.SharedStream(f, 20000, 16<<20))
+	require.NoError(t, f.Close())
 	cmd := exec.Command(bin, "index", pdf, "--data", data, "--book", "huge")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
