@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -216,6 +217,30 @@ func statusHas(text string) chromedp.Action[chromedp.Void] {
 
 const readyBook = `#books li[data-state="ready"] button.open`
 
+// blankPDF is a well-formed one-page PDF without any text: it passes the
+// upload sniff and fails in the index job.
+func blankPDF() []byte {
+	var b strings.Builder
+	b.WriteString("%PDF-1.4\n")
+	var offs []int
+	for _, o := range []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
+		"<< /Length 0 >>\nstream\n\nendstream",
+	} {
+		offs = append(offs, b.Len())
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(offs), o)
+	}
+	x := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offs)+1)
+	for _, o := range offs {
+		fmt.Fprintf(&b, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offs)+1, x)
+	return []byte(b.String())
+}
+
 // TestBrowserUploadAskCite drives the reader page in headless Chromium the
 // way a new user meets it: an empty library, a file that fails to index, a
 // corpus book uploaded through the form and indexed, a duplicate upload
@@ -224,8 +249,10 @@ const readyBook = `#books li[data-state="ready"] button.open`
 func TestBrowserUploadAskCite(t *testing.T) {
 	base, token := realServer(t)
 	book := corpus.Path(t, "books/R-intro.pdf")
+	notPDF := filepath.Join(t.TempDir(), "notes.pdf")
+	require.NoError(t, os.WriteFile(notPDF, []byte("this is plain text, not a PDF\n"), 0o644))
 	broken := filepath.Join(t.TempDir(), "broken.pdf")
-	require.NoError(t, os.WriteFile(broken, []byte("this is plain text, not a PDF\n"), 0o644))
+	require.NoError(t, os.WriteFile(broken, blankPDF(), 0o644))
 	b := newBrowser(t)
 	norm := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
 
@@ -242,7 +269,15 @@ func TestBrowserUploadAskCite(t *testing.T) {
 	require.Contains(t, b.text("#empty"), "Add a book")
 	b.shoot("library-empty.png")
 
-	// A file that cannot be parsed: the job fails and the UI says why.
+	// A file that is plainly not a book is refused at once (the upload sniff).
+	b.do(chromedp.SetUploadFiles(chromedp.ID("upload-file"), []string{notPDF}),
+		chromedp.Click(chromedp.ID("upload-button")),
+		statusHas("not a PDF"),
+	)
+	require.True(t, b.check(`!document.getElementById("empty").hidden`), "nothing was added")
+
+	// A well-formed PDF with nothing to index: the job fails and the UI
+	// says why.
 	failed := `#books li[data-state="failed"]`
 	b.do(chromedp.SetUploadFiles(chromedp.ID("upload-file"), []string{broken}),
 		chromedp.Click(chromedp.ID("upload-button")),
@@ -251,7 +286,9 @@ func TestBrowserUploadAskCite(t *testing.T) {
 	)
 	failure := b.text(failed + " .note")
 	t.Logf("failed upload: %s", failure)
-	require.Contains(t, failure, "indexing failed: broken.pdf ", "the reason names the uploaded file")
+	require.Contains(t, failure, "indexing failed: ")
+	require.Contains(t, failure, "no text")
+	require.NotContains(t, failure, "bk_", "no server path in the reason")
 	b.shoot("library-failed.png")
 	b.do(chromedp.Click(chromedp.CSS(failed+" .delete")), chromedp.WaitVisible(chromedp.ID("empty")))
 
