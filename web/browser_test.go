@@ -22,6 +22,7 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/acl"
+	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/index/embed"
 	"github.com/citebook/citebook/index/embedded"
@@ -72,7 +73,7 @@ func realServerWith(t *testing.T, tweak func(*Config), books ...string) (string,
 	require.NoError(t, err)
 	pipeline, err := qa.NewPipeline(qa.Deps{
 		Embedder: emb, Vectors: vec, Lexical: lex, Library: meta, Access: resolver,
-		Terms: lexical.Terms, Tokens: tok, Answerer: qa.NewExtractive(lexical.Terms), Logger: log,
+		Terms: analysis.Terms, Tokens: tok, Answerer: qa.NewExtractive(analysis.Terms), Logger: log,
 	}, qa.Options{})
 	require.NoError(t, err)
 	tokens := auth.NewStore(meta.SQL())
@@ -242,8 +243,8 @@ func blankPDF() []byte {
 }
 
 // TestBrowserUploadAskCite drives the reader page in headless Chromium the
-// way a new user meets it: an empty library, a file that fails to index, a
-// corpus book uploaded through the form and indexed, a duplicate upload
+// way a new user meets it: an empty library, a file refused at upload, a
+// file whose index job fails, a corpus book uploaded through the form and indexed, a duplicate upload
 // refused, a question answered, citation [1] opened at the cited page with
 // the quoted passage marked (desktop and phone width), and the book deleted.
 func TestBrowserUploadAskCite(t *testing.T) {
@@ -269,15 +270,19 @@ func TestBrowserUploadAskCite(t *testing.T) {
 	require.Contains(t, b.text("#empty"), "Add a book")
 	b.shoot("library-empty.png")
 
-	// A file that is plainly not a book is refused at once (the upload sniff).
+	// A file that is plainly not a PDF is refused at upload (400), before any
+	// job exists: the UI says why and the library stays empty.
 	b.do(chromedp.SetUploadFiles(chromedp.ID("upload-file"), []string{notPDF}),
 		chromedp.Click(chromedp.ID("upload-button")),
-		statusHas("not a PDF"),
+		statusHas("is named .pdf but is not a PDF file"),
 	)
-	require.True(t, b.check(`!document.getElementById("empty").hidden`), "nothing was added")
+	t.Logf("refused upload: %s", b.text("#status"))
+	require.Contains(t, b.text("#status"), "notes.pdf", "the reason names the uploaded file")
+	require.False(t, b.check(`document.getElementById("empty").hidden`), "nothing was added to the library")
+	b.shoot("library-refused.png")
 
-	// A well-formed PDF with nothing to index: the job fails and the UI
-	// says why.
+	// A well-formed PDF with nothing to index passes the sniff: its job
+	// fails and the UI says why.
 	failed := `#books li[data-state="failed"]`
 	b.do(chromedp.SetUploadFiles(chromedp.ID("upload-file"), []string{broken}),
 		chromedp.Click(chromedp.ID("upload-button")),
