@@ -95,3 +95,52 @@ func TestFollowerReloadsOtherHandlesChanges(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"mine"}, other.Books)
 }
+
+// TestSnapshotIgnoresOtherProcessWrites: a store whose file another
+// process wrote must not save its memory as a snapshot of the file's
+// generation on Close — its memory lacks those writes, and the next start
+// would load the snapshot and never see the book.
+func TestSnapshotIgnoresOtherProcessWrites(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	open := func() (*sqlite.DB, *embedded.Store, *lexical.Index) {
+		meta, err := sqlite.Open(ctx, filepath.Join(dir, "citebook.db"))
+		require.NoError(t, err)
+		vec, err := embedded.Open(ctx, filepath.Join(dir, "vectors"))
+		require.NoError(t, err)
+		lex, err := lexical.Open(ctx, filepath.Join(dir, "lexical"))
+		require.NoError(t, err)
+		return meta, vec, lex
+	}
+	emb := newEmbedder(t)
+	sMeta, sVec, sLex := open() // the server, following nothing
+	build := index.NewBuilder(sMeta, sVec, sLex, emb, index.BuilderOptions{Chunking: chunking, Logger: quiet()})
+	_, err := build.Index(ctx, citebook.BookInput{BookID: "first", Tenant: "acme", Path: bookFile(t, t.TempDir(), "first.md")})
+	require.NoError(t, err)
+
+	cMeta, cVec, cLex := open() // the CLI adds a book meanwhile
+	cli := index.NewBuilder(cMeta, cVec, cLex, emb, index.BuilderOptions{Chunking: chunking, Logger: quiet()})
+	res, err := cli.Index(ctx, citebook.BookInput{BookID: "second", Tenant: "acme", Path: bookFile(t, t.TempDir(), "second.md")})
+	require.NoError(t, err)
+	require.NoError(t, cLex.Close())
+	require.NoError(t, cVec.Close())
+	require.NoError(t, cMeta.Close())
+	// The server stops last, its memory without the CLI's book.
+	require.NoError(t, sLex.Close())
+	require.NoError(t, sVec.Close())
+	require.NoError(t, sMeta.Close())
+
+	meta, vec, lex := open()
+	defer meta.Close()
+	defer vec.Close()
+	defer lex.Close()
+	want, err := meta.ChunkIDs(ctx, "second", res.Version)
+	require.NoError(t, err)
+	slices.Sort(want)
+	got, err := vec.IDs(ctx, "second")
+	require.NoError(t, err)
+	require.Equal(t, want, got, "vector store after restart")
+	got, err = lex.IDs(ctx, "second")
+	require.NoError(t, err)
+	require.Equal(t, want, got, "lexical index after restart")
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/index/internal/sqlitefile"
 )
 
 // ReloadBooks re-reads the given books (every book when ids is nil) from the
@@ -113,4 +114,14 @@ func (s *Store) bookIDs(ctx context.Context) ([]string, error) {
 	}
 	s.mu.RUnlock()
 	return out, nil
+}
+
+// onlyWriter reports whether no other process has committed to the file
+// since memory was loaded, so a snapshot of memory is a snapshot of the
+// file. After another process wrote, memory holds what ReloadBooks brought
+// in but maybe not everything (an unfinished build, a repair), so the next
+// start rebuilds from the database instead.
+func (s *Store) onlyWriter(ctx context.Context) bool {
+	v, err := sqlitefile.DataVersion(ctx, s.db)
+	return err == nil && v == s.dataVer
 }

@@ -59,6 +59,10 @@ type Store struct {
 	// snapGen is the database generation of the snapshot on disk
 	// (noSnapshot when there is none).
 	snapGen uint64
+	// dataVer is the file's data_version when memory was loaded; once
+	// another process commits it differs and no snapshot is saved, since
+	// memory may lack that process's rows (reload.go).
+	dataVer int64
 
 	wmu sync.Mutex   // serialises writers so SQLite and memory apply in one order
 	mu  sync.RWMutex // guards everything below
@@ -139,6 +143,7 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 }
 
 func (s *Store) init(ctx context.Context) error {
+	s.dataVer, _ = sqlitefile.DataVersion(ctx, s.db)
 	const schema = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS chunks (

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/index/internal/sqlitefile"
 )
 
 // ReloadBooks re-reads the given books (every book when ids is nil) from the
@@ -123,4 +124,13 @@ func (x *Index) bookIDs(ctx context.Context) ([]string, error) {
 	}
 	x.mu.RUnlock()
 	return out, nil
+}
+
+// onlyWriter reports whether no other process has committed to the file
+// since memory was loaded, so a snapshot of memory is a snapshot of the
+// file. After another process wrote, memory holds what ReloadBooks brought
+// in but maybe not everything, so the next start rebuilds from the database.
+func (x *Index) onlyWriter(ctx context.Context) bool {
+	v, err := sqlitefile.DataVersion(ctx, x.db)
+	return err == nil && v == x.dataVer
 }
