@@ -69,18 +69,18 @@ type Store struct {
 	dim int
 	// vecs holds row i's normalised vector at vecs[i*dim:(i+1)*dim]; cols
 	// holds the same vectors dimension-major in tiles (see columns.go).
-	vecs    []float32
-	cols    [][]float32
-	mem     arena // where vecs and cols live (off the Go heap)
+	vecs []float32
+	cols [][]float32
+	mem  arena // where vecs and cols live (off the Go heap)
 	// colsOnly says the store keeps no row-major copy (vecs stays empty):
 	// decided by the first vector stored (see sparseShare).
 	colsOnly, decided bool
-	rows    []row
-	free    []int32
-	byID    map[string]int32
-	books   map[bookKey]*bookRows
-	parents map[string]int32 // interned parent IDs, so deny checks compare ints
-	closed  bool
+	rows              []row
+	free              []int32
+	byID              map[string]int32
+	books             map[bookKey]*bookRows
+	parents           map[string]int32 // interned parent IDs, so deny checks compare ints
+	closed            bool
 	// gens counts writes per tenant; a tenant's graph is valid only while
 	// the count is the one it was built at (a write drops it at once).
 	gens   map[string]uint64
