@@ -217,24 +217,15 @@ func (s *Server) uploadBook(c echo.Context) error {
 	return c.JSON(http.StatusAccepted, map[string]any{"book_id": id, "title": title, "job": job})
 }
 
-// uploadSniffer is the cheap check of an upload a Previewer may offer: a
-// file that is plainly not a readable book is refused before it is stored
-// or queued.
-type uploadSniffer interface {
-	Sniff(ctx context.Context, name string, r io.ReaderAt, size int64) error
-}
-
+// sniffUpload refuses a file that is plainly not a readable book before it
+// is stored or queued.
 func (s *Server) sniffUpload(ctx context.Context, fh *multipart.FileHeader) error {
-	sn, ok := s.cfg.Previewer.(uploadSniffer)
-	if !ok {
-		return nil
-	}
 	f, err := fh.Open()
 	if err != nil {
 		return uploadError(err)
 	}
 	defer f.Close()
-	return sn.Sniff(ctx, fh.Filename, f, fh.Size)
+	return s.cfg.Previewer.Sniff(ctx, fh.Filename, f, fh.Size)
 }
 
 func uploadError(err error) error {
