@@ -21,5 +21,5 @@ func (p ingestPreviewer) Preview(ctx context.Context, name string, r io.ReaderAt
 }
 
 func (p ingestPreviewer) Sniff(ctx context.Context, name string, r io.ReaderAt, size int64) error {
-	return ingest.Sniff(ctx, name, r, size)
+	return ingest.Limits{}.Sniff(ctx, name, r, size)
 }
