@@ -14,6 +14,7 @@ import (
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/acl"
 	"github.com/citebook/citebook/analysis"
+	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/ingest"
 	"github.com/citebook/citebook/qa"
 )
@@ -98,8 +99,8 @@ func writeJSON(w io.Writer, v any) error {
 func newPipeline(a *app, o answerOptions) (*qa.Pipeline, error) {
 	deps := qa.Deps{
 		Embedder: a.Embed,
-		Vectors:  a.Vectors,
-		Lexical:  a.Lexical,
+		Vectors:  index.FreshVectors{VectorStore: a.Vectors, F: a.Follow},
+		Lexical:  index.FreshLexical{LexicalIndex: a.Lexical, F: a.Follow},
 		Library:  a.Meta,
 		Access:   acl.NewResolver(a.Meta, acl.NewStore(a.Meta.SQL()), a.Meta),
 		Terms:    analysis.Terms,
@@ -179,13 +180,17 @@ the answerer and rejected.`,
 
 func runAsk(cmd *cobra.Command, f *askFlags, question string) error {
 	ctx := cmd.Context()
+	req := qa.Request{Question: question, BookIDs: f.books, Split: f.split}
+	// The same check as HTTP and MCP, before the library is opened.
+	if err := qa.Validate(&req); err != nil {
+		return err
+	}
 	a, p, err := openAnswering(ctx, *f.app, *f.answer)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 	pr := citebook.Principal{Tenant: f.tenant, User: f.user, Groups: f.groups, Admin: f.admin}
-	req := qa.Request{Question: question, BookIDs: f.books, Split: f.split}
 	out := cmd.OutOrStdout()
 	var onDelta func(string)
 	if !f.json {
