@@ -2,7 +2,6 @@ package lexical
 
 import (
 	"context"
-	"math/bits"
 
 	"github.com/citebook/citebook"
 )
@@ -26,13 +25,10 @@ func (x *Index) DocFreq(ctx context.Context, terms []string, f citebook.Filter) 
 	if x.closed {
 		return nil, 0, errClosed()
 	}
-	allowed := x.admitted(&f)
-	if allowed == nil {
+	allowed := x.admits.Get(x.view(), &f)
+	n := allowed.Len()
+	if n == 0 {
 		return out, 0, nil
-	}
-	n := 0
-	for _, w := range allowed {
-		n += bits.OnesCount64(w)
 	}
 	for i, t := range terms {
 		id, ok := x.terms[t]
@@ -40,7 +36,7 @@ func (x *Index) DocFreq(ctx context.Context, terms []string, f citebook.Filter) 
 			continue
 		}
 		for _, p := range x.postings[id] {
-			if int(p.row>>6) < len(allowed) && allowed[p.row>>6]&(1<<(uint(p.row)&63)) != 0 {
+			if allowed.Has(p.row) {
 				out[i]++
 			}
 		}
