@@ -78,6 +78,14 @@ func (b *Builder) Verify(ctx context.Context, bookID string, repair bool) (*Veri
 			return rep, citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot delete from the lexical index")
 		}
 	}
+	// Deleted extras may be chunks an unfinished build wrote: its batches
+	// must no longer claim them, or a resume would skip them.
+	deleted := slices.Concat(rep.Vector.Extra, rep.Lexical.Extra)
+	if n, err := b.resetBatches(ctx, bookID, book.Active, deleted); err != nil {
+		return rep, err
+	} else if n > 0 {
+		b.log.InfoContext(ctx, "batches of an unfinished build reset after repair", "book", bookID, "batches", n)
+	}
 	rep.Repaired = true
 	b.log.InfoContext(ctx, "repaired", "book", bookID, "version", book.Active,
 		"vector_missing", len(rep.Vector.Missing), "vector_extra", len(rep.Vector.Extra),

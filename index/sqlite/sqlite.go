@@ -305,11 +305,14 @@ func (d *DB) SetVersionStatus(ctx context.Context, bookID string, version int, s
 
 // Activate completes a version and makes it the one readers are served, in
 // one transaction: before it commits every reader resolves the old version,
-// after it the new one. A failed version cannot be activated.
+// after it the new one. A failed version cannot be activated, nor one whose
+// chunk rows (counted inside the transaction) are not the number its build
+// recorded, so a version is never served with rows missing.
 func (d *DB) Activate(ctx context.Context, bookID string, version int) error {
 	return d.inTx(ctx, "activate version", func(tx *sql.Tx) error {
 		var status string
-		err := tx.QueryRowContext(ctx, `SELECT status FROM versions WHERE book_id=? AND number=?`, bookID, version).Scan(&status)
+		var want int
+		err := tx.QueryRowContext(ctx, `SELECT status, chunks FROM versions WHERE book_id=? AND number=?`, bookID, version).Scan(&status, &want)
 		if errors.Is(err, sql.ErrNoRows) {
 			return citebook.Errorf(citebook.ENOTFOUND, "version %d of book %q not found", version, bookID)
 		} else if err != nil {
@@ -317,6 +320,15 @@ func (d *DB) Activate(ctx context.Context, bookID string, version int) error {
 		}
 		if citebook.VersionStatus(status) == citebook.VersionFailed {
 			return citebook.Errorf(citebook.ECONFLICT, "version %d of book %q failed and cannot be served", version, bookID)
+		}
+		var have int
+		if err := tx.QueryRowContext(ctx, `SELECT count(DISTINCT id) FROM chunks WHERE book_id=? AND`+visibleAt,
+			bookID, version, version).Scan(&have); err != nil {
+			return err
+		}
+		if have != want {
+			return citebook.Errorf(citebook.ECONFLICT, "version %d of book %q has %d of its %d chunks in the metadata and cannot be served",
+				version, bookID, have, want)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE versions SET status='completed', error='', completed=? WHERE book_id=? AND number=?`,
 			now(), bookID, version); err != nil {

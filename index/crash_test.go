@@ -1,0 +1,350 @@
+package index_test
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/index"
+	"github.com/citebook/citebook/index/embedded"
+	"github.com/citebook/citebook/index/lexical"
+	"github.com/citebook/citebook/index/sqlite"
+)
+
+// crash is what a fail point panics with to stop a build the way kill -9
+// does: the builder's own error handling (marking the job and version
+// failed) never runs, since a panic is not an error return. Deferred calls
+// do run, but none of them writes to a store, and the crash test reopens
+// every store from disk afterwards as a new process would. TestCLIKill in
+// cmd/citebook compares this with a real SIGKILL at the same points.
+type crash struct{ point string }
+
+// crashAt returns a fail point hook that crashes at the named point and
+// records every point reached in order.
+func crashAt(point string, reached *[]string) func(string) {
+	return func(name string) {
+		if reached != nil {
+			*reached = append(*reached, name)
+		}
+		if name == point {
+			panic(crash{name})
+		}
+	}
+}
+
+// vecOpener opens the vector store of a crash environment; called again
+// after a crash it must open the same data (a new process's view).
+type vecOpener func(t *testing.T, dir string, dim int) index.VectorStore
+
+func embeddedOpener(t *testing.T, dir string, _ int) index.VectorStore {
+	s, err := embedded.Open(context.Background(), filepath.Join(dir, "vectors"))
+	require.NoError(t, err)
+	return s
+}
+
+// crashEnv is a library that can be "restarted": every handle closed and
+// opened again from what is on disk (or in Milvus).
+type crashEnv struct {
+	t       *testing.T
+	dir     string
+	openVec vecOpener
+	emb     index.Embedder
+	meta    *sqlite.DB
+	vec     index.VectorStore
+	lex     *lexical.Index
+	owner   index.Owner
+}
+
+func newCrashEnv(t *testing.T, openVec vecOpener) *crashEnv {
+	e := &crashEnv{t: t, dir: t.TempDir(), openVec: openVec, emb: newEmbedder(t), owner: deadOwner(t)}
+	e.open()
+	t.Cleanup(e.close)
+	return e
+}
+
+func (e *crashEnv) open() {
+	ctx := context.Background()
+	var err error
+	e.meta, err = sqlite.Open(ctx, filepath.Join(e.dir, "citebook.db"))
+	require.NoError(e.t, err)
+	e.lex, err = lexical.Open(ctx, filepath.Join(e.dir, "lexical"))
+	require.NoError(e.t, err)
+	e.vec = e.openVec(e.t, e.dir, e.emb.Version().Dimension)
+}
+
+func (e *crashEnv) close() {
+	if e.meta == nil {
+		return
+	}
+	e.vec.Close()
+	e.lex.Close()
+	e.meta.Close()
+	e.meta = nil
+}
+
+// restart is what the next process sees after a crash.
+func (e *crashEnv) restart() {
+	e.close()
+	e.open()
+}
+
+// builder returns a builder over the env's current handles; jobs it runs
+// are owned by e.owner (a process that is gone), so the next start finds
+// them dead as it would after a real kill.
+func (e *crashEnv) builder(fp func(string)) *index.Builder {
+	return index.NewBuilder(e.meta, e.vec, e.lex, e.emb, index.BuilderOptions{Chunking: chunking, BatchSize: 4,
+		Attempts: 1, RetryDelay: time.Millisecond, FailPoint: fp, Owner: &e.owner})
+}
+
+// index runs a build that may crash; it reports the crash point ("" when
+// the build returned).
+func (e *crashEnv) index(in index.BookInput, fp func(string)) (point string, res *index.JobResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			c, ok := r.(crash)
+			if !ok {
+				panic(r)
+			}
+			point = c.point
+		}
+	}()
+	res, err = e.builder(fp).Index(context.Background(), in)
+	return "", res, err
+}
+
+// servedDefects lists what the book's served version lacks in any store:
+// every chunk the metadata serves must be stored, and visible in that
+// version, in the vector store and in the lexical index; the metadata must
+// hold as many chunks as the version recorded.
+func (e *crashEnv) servedDefects(bookID string) []string {
+	ctx := context.Background()
+	t := e.t
+	book, err := e.meta.Book(ctx, bookID)
+	if citebook.ErrorCode(err) == citebook.ENOTFOUND {
+		return nil
+	}
+	require.NoError(t, err)
+	if book.Active == 0 {
+		return nil
+	}
+	var defects []string
+	ids, err := e.meta.ChunkIDs(ctx, bookID, book.Active)
+	require.NoError(t, err)
+	vs, err := e.meta.Versions(ctx, bookID)
+	require.NoError(t, err)
+	for _, v := range vs {
+		if v.Number == book.Active && v.Chunks != len(ids) {
+			defects = append(defects, fmt.Sprintf("metadata serves %d chunks of version %d, which has %d", len(ids), v.Number, v.Chunks))
+		}
+	}
+	check := func(store string, got []citebook.Chunk, err error) {
+		require.NoError(t, err)
+		seen := map[string]bool{}
+		for _, c := range got {
+			if c.VisibleIn(book.Active) && c.BookID == bookID {
+				seen[c.ID] = true
+			}
+		}
+		missing := 0
+		for _, id := range ids {
+			if !seen[id] {
+				missing++
+			}
+		}
+		if missing > 0 {
+			defects = append(defects, fmt.Sprintf("%s lacks %d of %d chunks of version %d", store, missing, len(ids), book.Active))
+		}
+	}
+	vg, err := e.vec.Get(ctx, ids)
+	check("vector store", vg, err)
+	lg, err := e.lex.Get(ctx, ids)
+	check("lexical index", lg, err)
+	return defects
+}
+
+// TestRepairThenResume is issue 10 item 4: a build killed after some
+// batches, then `index --verify --repair`, then `--resume`. Repair deleted
+// the unfinished build's chunks but left their batches done, so the resume
+// skipped them and activated a version missing most of its chunks.
+func TestRepairThenResume(t *testing.T) {
+	for _, update := range []bool{false, true} {
+		t.Run(fmt.Sprintf("update=%v", update), func(t *testing.T) {
+			ctx := context.Background()
+			e := newCrashEnv(t, embeddedOpener)
+			v1 := writeBook(t, e.dir, "v1.md", same)
+			v2 := writeBook(t, e.dir, "v2.md", revised)
+			path, want := v1, chunkIDs(t, v1, "guide")
+			if update {
+				_, _, err := e.index(index.BookInput{BookID: "guide", Tenant: "acme", Path: v1}, nil)
+				require.NoError(t, err)
+				path, want = v2, chunkIDs(t, v2, "guide")
+			}
+			in := index.BookInput{BookID: "guide", Tenant: "acme", Path: path}
+			point, _, _ := e.index(in, crashAt("batch-3-recorded", nil))
+			require.Equal(t, "batch-3-recorded", point)
+			e.restart()
+
+			rep, err := e.builder(nil).Verify(ctx, "guide", true)
+			require.NoError(t, err)
+			require.NotEmpty(t, rep.Vector.Extra, "the unfinished build's chunks are extra to the served version")
+			in.Resume = true
+			res, err := e.builder(nil).Index(ctx, in)
+			require.NoError(t, err)
+			require.Equal(t, "completed", res.Status)
+			require.Empty(t, e.servedDefects("guide"))
+			meta, vec, lex := sortedStored(t, e, "guide")
+			require.Equal(t, want, meta)
+			require.Equal(t, want, vec)
+			require.Equal(t, want, lex)
+			rep, err = e.builder(nil).Verify(ctx, "guide", false)
+			require.NoError(t, err)
+			require.True(t, rep.OK(), "%+v", rep)
+		})
+	}
+}
+
+func sortedStored(t *testing.T, e *crashEnv, bookID string) (meta, vec, lex []string) {
+	ctx := context.Background()
+	b, err := e.meta.Book(ctx, bookID)
+	require.NoError(t, err)
+	meta = sorted(e.meta.ChunkIDs(ctx, bookID, b.Active))(t)
+	vec = sorted(e.vec.IDs(ctx, bookID))(t)
+	lex = sorted(e.lex.IDs(ctx, bookID))(t)
+	return meta, vec, lex
+}
+
+// crashScenario is a history of builds of one book; the last build is the
+// one killed.
+type crashScenario struct {
+	name   string
+	setup  []func(string) string // edits built completely first, in order
+	killed []func(string) string // edits whose builds are killed at batch 3, before the last
+	last   func(string) string
+}
+
+var crashScenarios = []crashScenario{
+	{name: "new", last: same},
+	{name: "update", setup: []func(string) string{same}, last: revised},
+	{name: "shrink", setup: []func(string) string{same}, last: secondEdition},
+	// A failed build of another edition is abandoned by the last one, so
+	// the discard steps are crash points too.
+	{name: "abandon", setup: []func(string) string{same}, killed: []func(string) string{revised}, last: secondEdition},
+}
+
+// crashOutcome is what one kill point led to.
+type crashOutcome struct {
+	point    string
+	defects  []string // found at any moment: after the kill, after repair, after resume
+	resumed  int      // the version served at the end
+	reachedV bool     // the kill happened
+	reached  []string // fail points passed by the killed build
+}
+
+// runCrash plays a scenario with the last build killed at point, then
+// restarts, repairs and resumes as an operator would, checking the
+// served version after each step.
+func runCrash(t *testing.T, e *crashEnv, sc crashScenario, bookID, point string) crashOutcome {
+	ctx := context.Background()
+	out := crashOutcome{point: point}
+	for i, edit := range sc.setup {
+		p := writeBook(t, e.dir, fmt.Sprintf("setup%d.md", i), edit)
+		_, res, err := e.index(index.BookInput{BookID: bookID, Tenant: "acme", Path: p}, nil)
+		require.NoError(t, err)
+		require.Equal(t, "completed", res.Status)
+	}
+	for i, edit := range sc.killed {
+		p := writeBook(t, e.dir, fmt.Sprintf("killed%d.md", i), edit)
+		got, _, _ := e.index(index.BookInput{BookID: bookID, Tenant: "acme", Path: p}, crashAt("batch-3-start", nil))
+		require.Equal(t, "batch-3-start", got)
+		e.restart()
+	}
+	last := writeBook(t, e.dir, "last.md", sc.last)
+	want := chunkIDs(t, last, bookID)
+	in := index.BookInput{BookID: bookID, Tenant: "acme", Path: last}
+	got, _, err := e.index(in, crashAt(point, &out.reached))
+	if got == "" {
+		require.NoError(t, err)
+	}
+	out.reachedV = got == point
+	note := func(when string) {
+		for _, d := range e.servedDefects(bookID) {
+			out.defects = append(out.defects, when+": "+d)
+		}
+	}
+	note("after the kill")
+	e.restart()
+	note("after restart")
+
+	_, err = e.builder(nil).Verify(ctx, bookID, true)
+	require.NoError(t, err)
+	note("after repair")
+	in.Resume = true
+	res, err := e.builder(nil).Index(ctx, in)
+	require.NoError(t, err, "resume after a kill at %s", point)
+	note("after resume")
+	out.resumed = res.Version
+
+	served, vec, lex := sortedStored(t, e, bookID)
+	if !slices.Equal(served, want) || !slices.Equal(vec, want) || !slices.Equal(lex, want) {
+		out.defects = append(out.defects, fmt.Sprintf("after resume: served %d, vector %d, lexical %d chunks; want %d",
+			len(served), len(vec), len(lex), len(want)))
+	}
+	rep, err := e.builder(nil).Verify(ctx, bookID, false)
+	require.NoError(t, err)
+	if !rep.OK() {
+		out.defects = append(out.defects, fmt.Sprintf("after resume: verify reports %+v", rep))
+	}
+	return out
+}
+
+// deadOwner is the identity of a process that has exited, for jobs of a
+// simulated crash: the test process itself is still alive.
+func deadOwner(t *testing.T) index.Owner {
+	cmd := exec.Command("true")
+	require.NoError(t, cmd.Run())
+	o := index.ThisProcess()
+	o.PID, o.Start = cmd.ProcessState.Pid(), 0
+	return o
+}
+
+// TestKillAtEveryPoint kills builds at every step (before, during and after
+// each batch, around the switch, during the clean-up and while abandoning
+// an earlier build), then restarts, repairs and resumes, and checks after
+// each of those that the served version has every chunk in every store.
+func TestKillAtEveryPoint(t *testing.T) {
+	runKillMatrix(t, embeddedOpener)
+}
+
+func runKillMatrix(t *testing.T, openVec vecOpener) {
+	total, activatedBroken, killed := 0, 0, 0
+	for _, sc := range crashScenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			base := runCrash(t, newCrashEnv(t, openVec), sc, sc.name+"-base", "")
+			require.Empty(t, base.defects)
+			require.Greater(t, len(base.reached), 10)
+			for i, point := range base.reached {
+				bookID := fmt.Sprintf("%s-%d", sc.name, i)
+				out := runCrash(t, newCrashEnv(t, openVec), sc, bookID, point)
+				total++
+				if out.reachedV {
+					killed++
+				}
+				if len(out.defects) > 0 {
+					activatedBroken++
+					t.Errorf("kill at %s: %s", point, strings.Join(out.defects, "; "))
+				}
+			}
+		})
+	}
+	t.Logf("kill points: %d (killed %d); runs with a served version missing chunks in some store: %d", total, killed, activatedBroken)
+	require.GreaterOrEqual(t, total, 50)
+	require.Equal(t, total, killed, "every point was reached")
+}
