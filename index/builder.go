@@ -105,6 +105,7 @@ type Builder struct {
 	opt  BuilderOptions
 	log  *slog.Logger
 	tok  func() (*ingest.Tokenizer, error)
+	self Owner
 
 	mu    sync.Mutex
 	books map[string]*sync.Mutex
@@ -129,7 +130,15 @@ func NewBuilder(meta Meta, vec VectorStore, lex LexicalIndex, emb Embedder, opts
 		log = slog.Default()
 	}
 	return &Builder{meta: meta, vec: vec, lex: lex, emb: emb, opt: opts, log: log,
-		tok: sync.OnceValues(ingest.NewTokenizer), books: map[string]*sync.Mutex{}}
+		tok: sync.OnceValues(ingest.NewTokenizer), books: map[string]*sync.Mutex{}, self: ThisProcess()}
+}
+
+// owner is the identity recorded on this builder's jobs.
+func (b *Builder) owner() Owner {
+	if b.opt.Owner != nil {
+		return *b.opt.Owner
+	}
+	return b.self
 }
 
 // lockBook serialises builds of one book inside this process.
@@ -188,6 +197,9 @@ func (b *Builder) Index(ctx context.Context, in BookInput) (*JobResult, error) {
 	if haveLib && lib != st.ev && !b.opt.Reembed {
 		return nil, citebook.Errorf(citebook.EINVALID,
 			"the library is embedded with %s but the embedder is %s; use the same embedder or re-embed (--reembed)", lib, st.ev)
+	}
+	if err := b.claimBook(ctx, in.BookID); err != nil {
+		return nil, err
 	}
 	if err := b.loadBook(ctx, st); err != nil {
 		return nil, err
@@ -270,11 +282,15 @@ func (b *Builder) Index(ctx context.Context, in BookInput) (*JobResult, error) {
 		b.point(fpVersionCreated)
 	}
 
-	st.job = Job{BookID: in.BookID, Version: st.version, Status: JobRunning, Chunks: len(chunks)}
+	st.job = Job{BookID: in.BookID, Version: st.version, Status: JobRunning, Chunks: len(chunks), Owner: b.owner()}
 	if err := b.meta.CreateJob(ctx, &st.job); err != nil {
 		return nil, err
 	}
+	defer b.heartbeat(ctx, st.job.ID)()
 	b.point(fpJobCreated)
+	if err := b.supersede(ctx, in.BookID, st.job.ID); err != nil {
+		return b.fail(ctx, st, err)
+	}
 	b.log.InfoContext(ctx, "indexing", "book", in.BookID, "version", st.version, "job", st.job.ID,
 		"chunks", len(chunks), "resume", resume)
 	if err := b.meta.SetVersionStatus(ctx, in.BookID, st.version, citebook.VersionIndexing, ""); err != nil {

@@ -302,6 +302,24 @@ func runCrash(t *testing.T, e *crashEnv, sc crashScenario, bookID, point string)
 	if !rep.OK() {
 		out.defects = append(out.defects, fmt.Sprintf("after resume: verify reports %+v", rep))
 	}
+	// No job is left running; every unfinished one names its successor,
+	// except a newest one killed after its version was switched to (the
+	// resume then had nothing to do).
+	jobs, err := e.meta.Jobs(ctx, bookID)
+	require.NoError(t, err)
+	book, err := e.meta.Book(ctx, bookID)
+	require.NoError(t, err)
+	for i, j := range jobs {
+		require.NotEqual(t, index.JobRunning, j.Status, "job %d after a kill at %s", j.ID, point)
+		if j.Status == index.JobCompleted {
+			continue
+		}
+		if i == 0 {
+			require.Equal(t, book.Active, j.Version, "job %d (%s) after a kill at %s", j.ID, j.Status, point)
+		} else {
+			require.NotZero(t, j.SupersededBy, "job %d (%s) after a kill at %s", j.ID, j.Status, point)
+		}
+	}
 	return out
 }
 
@@ -347,4 +365,91 @@ func runKillMatrix(t *testing.T, openVec vecOpener) {
 	t.Logf("kill points: %d (killed %d); runs with a served version missing chunks in some store: %d", total, killed, activatedBroken)
 	require.GreaterOrEqual(t, total, 50)
 	require.Equal(t, total, killed, "every point was reached")
+}
+
+// TestAbandonedJobs is issue 10 item 5: a killed build's job stayed
+// "running" forever, even after a successful resume. The next start marks
+// it abandoned with the reason and fails its version; a job of a process
+// that still runs is left alone and keeps other builds and repairs of the
+// book away; the resume records which job it superseded.
+func TestAbandonedJobs(t *testing.T) {
+	ctx := context.Background()
+	e := newCrashEnv(t, embeddedOpener)
+	v1 := writeBook(t, e.dir, "v1.md", same)
+	in := index.BookInput{BookID: "guide", Tenant: "acme", Path: v1}
+	point, _, _ := e.index(in, crashAt("batch-2-recorded", nil))
+	require.Equal(t, "batch-2-recorded", point)
+	e.restart()
+
+	jobs, err := e.meta.Jobs(ctx, "guide")
+	require.NoError(t, err)
+	require.Len(t, jobs, 1)
+	require.Equal(t, index.JobRunning, jobs[0].Status, "nothing recorded the kill")
+	require.Equal(t, e.owner, jobs[0].Owner)
+	require.False(t, jobs[0].Heartbeat.IsZero())
+
+	dead, err := index.RecoverJobs(ctx, e.meta, "")
+	require.NoError(t, err)
+	require.Len(t, dead, 1)
+	jobs, err = e.meta.Jobs(ctx, "guide")
+	require.NoError(t, err)
+	require.Equal(t, index.JobAbandoned, jobs[0].Status)
+	require.Contains(t, jobs[0].Error, fmt.Sprintf("pid %d", e.owner.PID))
+	require.Contains(t, jobs[0].Error, "--resume")
+	require.False(t, jobs[0].Finished.IsZero())
+	vs, err := e.meta.Versions(ctx, "guide")
+	require.NoError(t, err)
+	require.Equal(t, citebook.VersionFailed, vs[0].Status)
+	require.Contains(t, vs[0].Error, "abandoned")
+	again, err := index.RecoverJobs(ctx, e.meta, "")
+	require.NoError(t, err)
+	require.Empty(t, again, "recovery is idempotent")
+
+	// A running job of a live process (another host's with a fresh
+	// heartbeat, or a live PID here) is not touched, and blocks builds and
+	// repairs of its book.
+	sleeper := exec.Command("sleep", "60")
+	require.NoError(t, sleeper.Start())
+	t.Cleanup(func() { sleeper.Process.Kill(); sleeper.Wait() })
+	here := index.ThisProcess()
+	here.PID, here.Start = sleeper.Process.Pid, 0
+	elsewhere := index.Owner{Host: here.Host + "-other", PID: 1}
+	stale := index.Owner{Host: here.Host + "-other", PID: 2}
+	for _, o := range []index.Owner{here, elsewhere, stale} {
+		j := index.Job{BookID: "guide", Version: 1, Status: index.JobRunning, Owner: o}
+		if o == stale {
+			j.Started = time.Now().Add(-time.Hour)
+		}
+		require.NoError(t, e.meta.CreateJob(ctx, &j))
+	}
+	dead, err = index.RecoverJobs(ctx, e.meta, "guide")
+	require.NoError(t, err)
+	require.Len(t, dead, 1, "only the other host's job with a stale heartbeat is dead")
+	require.Equal(t, stale, dead[0].Owner)
+	in.Resume = true
+	_, err = e.builder(nil).Index(ctx, in)
+	require.Equal(t, citebook.ECONFLICT, citebook.ErrorCode(err), "%v", err)
+	require.Contains(t, citebook.ErrorMessage(err), "being indexed")
+	_, err = e.builder(nil).Verify(ctx, "guide", true)
+	require.Equal(t, citebook.ECONFLICT, citebook.ErrorCode(err), "%v", err)
+
+	// Once those processes are gone the resume takes over.
+	require.NoError(t, sleeper.Process.Kill())
+	sleeper.Wait()
+	_, err = e.meta.SQL().ExecContext(ctx, `UPDATE jobs SET heartbeat = ? WHERE host = ?`,
+		time.Now().Add(-time.Hour).UTC().Format(time.RFC3339Nano), elsewhere.Host)
+	require.NoError(t, err)
+	res, err := e.builder(nil).Index(ctx, in)
+	require.NoError(t, err)
+	require.Equal(t, "completed", res.Status)
+	require.Equal(t, 1, res.Version)
+	jobs, err = e.meta.Jobs(ctx, "guide")
+	require.NoError(t, err)
+	require.Len(t, jobs, 5)
+	require.Equal(t, res.JobID, jobs[0].ID)
+	require.Equal(t, index.JobCompleted, jobs[0].Status)
+	for _, j := range jobs[1:] {
+		require.Equal(t, index.JobAbandoned, j.Status, "job %d", j.ID)
+		require.Equal(t, res.JobID, j.SupersededBy, "job %d", j.ID)
+	}
 }

@@ -11,11 +11,13 @@ import (
 type JobStatus string
 
 // Job states. A job that failed can be resumed by a later job on the same
-// version.
+// version. A job is abandoned when its process ended without recording an
+// end (killed, crashed, power cut); see RecoverJobs.
 const (
 	JobRunning   JobStatus = "running"
 	JobCompleted JobStatus = "completed"
 	JobFailed    JobStatus = "failed"
+	JobAbandoned JobStatus = "abandoned"
 )
 
 // Job records one indexing run so operators can see what was done and why a
@@ -32,6 +34,12 @@ type Job struct {
 	Embedded int       `json:"embedded"`
 	Upserted int       `json:"upserted"`
 	Deleted  int       `json:"deleted"`
+	// Owner is the process that ran the job and Heartbeat when it last
+	// said it was alive, so other processes can tell a dead job.
+	Owner     Owner     `json:"owner"`
+	Heartbeat time.Time `json:"heartbeat,omitzero"`
+	// SupersededBy is the job that resumed or replaced this unfinished one.
+	SupersededBy int64 `json:"superseded_by,omitempty"`
 }
 
 // BatchStatus is the state of one batch of chunks inside a job.
@@ -85,8 +93,11 @@ type Meta interface {
 
 	// CreateJob inserts a job and sets its ID.
 	CreateJob(ctx context.Context, j *Job) error
-	// UpdateJob saves a job's status, error, counts and finish time.
+	// UpdateJob saves a job's status, error, counts, finish time and
+	// superseding job.
 	UpdateJob(ctx context.Context, j Job) error
+	// TouchJob records that a running job's process is alive at t.
+	TouchJob(ctx context.Context, id int64, t time.Time) error
 	// Jobs lists jobs, newest first; bookID "" lists every book's.
 	Jobs(ctx context.Context, bookID string) ([]Job, error)
 	// CreateBatches inserts the planned batches of a job.

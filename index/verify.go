@@ -62,6 +62,10 @@ func (b *Builder) Verify(ctx context.Context, bookID string, repair bool) (*Veri
 	if !repair || rep.OK() {
 		return rep, nil
 	}
+	// A build in another process would have its fresh chunks deleted.
+	if err := b.claimBook(ctx, bookID); err != nil {
+		return rep, err
+	}
 
 	if len(rep.Vector.Missing)+len(rep.Lexical.Missing) > 0 {
 		if err := b.repairMissing(ctx, book, rep); err != nil {

@@ -32,7 +32,13 @@ type appOptions struct {
 	EmbedBatch       int    // texts per embedding request; small for slow CPU servers (0: the embed default)
 	EmbedKey         string // from CITEBOOK_EMBED_KEY only, never a flag (flags show in ps)
 	Reembed          bool   // let the builder switch the library to this embedder
+	BatchSize        int    // chunks per recorded index batch (0: the builder's default)
 }
+
+// failPointKey carries a builder fail point hook (index.BuilderOptions
+// FailPoint) in a command's context; only the crash tests set one, to kill
+// the process at a named step.
+type failPointKey struct{}
 
 // defaultAppOptions reads the environment defaults.
 func defaultAppOptions() appOptions {
@@ -105,6 +111,9 @@ func openApp(ctx context.Context, o appOptions) (_ *app, err error) {
 		return nil, err
 	}
 	a.closers = append(a.closers, a.Meta.Close)
+	if err := recoverJobs(ctx, a.Meta, a.Log); err != nil {
+		return nil, err
+	}
 
 	emb, err := embed.New(embed.Config{Provider: o.Embedder, BaseURL: o.EmbedURL, Model: o.EmbedModel,
 		QueryModel: o.EmbedQueryModel, APIKey: o.EmbedKey, BatchSize: o.EmbedBatch})
@@ -140,8 +149,9 @@ func openApp(ctx context.Context, o appOptions) (_ *app, err error) {
 	}
 	a.closers = append(a.closers, a.Lexical.Close)
 
+	fp, _ := ctx.Value(failPointKey{}).(func(string))
 	a.Builder = index.NewBuilder(a.Meta, a.Vectors, a.Lexical, a.Embed, index.BuilderOptions{
-		Reembed: o.Reembed, Logger: a.Log})
+		Reembed: o.Reembed, Logger: a.Log, BatchSize: o.BatchSize, FailPoint: fp})
 	return a, nil
 }
 
@@ -158,4 +168,16 @@ func (a *app) Close() error {
 		return citebook.Wrap(err, citebook.EINTERNAL, "closing the library")
 	}
 	return nil
+}
+
+// recoverJobs marks abandoned the index jobs whose process was killed, so
+// no command shows them running forever; every command opening a library
+// runs it.
+func recoverJobs(ctx context.Context, meta index.Meta, log *slog.Logger) error {
+	dead, err := index.RecoverJobs(ctx, meta, "")
+	for _, j := range dead {
+		log.WarnContext(ctx, "index job abandoned: its process ended without finishing", "job", j.ID, "book", j.BookID,
+			"version", j.Version, "owner", j.Owner.String())
+	}
+	return err
 }
