@@ -65,6 +65,8 @@ const (
 	JobRunning   JobStatus = "running"
 	JobCompleted JobStatus = "completed"
 	JobFailed    JobStatus = "failed"
+	// JobAbandoned is a recorded build whose process was killed or crashed.
+	JobAbandoned JobStatus = "abandoned"
 )
 
 // Job is one index build as clients poll it.

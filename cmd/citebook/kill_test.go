@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -364,4 +366,50 @@ func TestCLIKillMidBuild(t *testing.T) {
 	jobs = checkJobsSettled(t, data, "r", st.Active)
 	require.Equal(t, index.JobCompleted, jobs[0].Status)
 	require.Equal(t, jobs[0].ID, jobs[1].SupersededBy, "the resume superseded the killed job")
+}
+
+// TestServeShowsAbandonedJobs: after a kill, `citebook serve` starts and
+// GET /v1/books/{id}/jobs reports the killed build as abandoned with the
+// reason, not running.
+func TestServeShowsAbandonedJobs(t *testing.T) {
+	v1, _ := fieldGuide(t)
+	data := t.TempDir()
+	_, _, killed := runChild(t, []string{"CITEBOOK_TEST_KILL_AT=batch-2-recorded"},
+		"index", v1, "--book", "guide", "--data", data, "--batch-size", "2")
+	require.True(t, killed)
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cmd := newServeCmd()
+	cmd.SetArgs([]string{"--data", data, "--addr", addr})
+	done := make(chan error, 1)
+	go func() { done <- cmd.ExecuteContext(ctx) }()
+	var body struct {
+		Jobs []struct {
+			Status string `json:"status"`
+			Error  string `json:"error"`
+		} `json:"jobs"`
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		res, err := http.Get("http://" + addr + "/v1/books/guide/jobs")
+		if err == nil {
+			err = json.NewDecoder(res.Body).Decode(&body)
+			res.Body.Close()
+			if err == nil && res.StatusCode == 200 {
+				break
+			}
+		}
+		require.True(t, time.Now().Before(deadline), "server did not answer: %v", err)
+		time.Sleep(50 * time.Millisecond)
+	}
+	require.Len(t, body.Jobs, 1)
+	require.Equal(t, "abandoned", body.Jobs[0].Status)
+	require.Contains(t, body.Jobs[0].Error, "ended without finishing")
+	cancel()
+	require.NoError(t, <-done)
 }
