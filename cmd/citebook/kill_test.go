@@ -21,9 +21,12 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
+	"github.com/citebook/citebook/index/embed"
 	"github.com/citebook/citebook/index/embedded"
 	"github.com/citebook/citebook/index/lexical"
+	"github.com/citebook/citebook/index/milvus"
 	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/index/storetest"
 	"github.com/citebook/citebook/internal/corpus"
 )
 
@@ -115,7 +118,22 @@ type libState struct {
 	Stores   map[string][]string // id:version:retired per store
 }
 
+// chunkReader is the part of a store snapshot reads.
+type chunkReader interface {
+	IDs(context.Context, string) ([]string, error)
+	Get(context.Context, []string) ([]citebook.Chunk, error)
+	Close() error
+}
+
 func snapshot(t *testing.T, data, bookID string) libState {
+	t.Helper()
+	vec, err := embedded.Open(context.Background(), filepath.Join(data, "vectors"))
+	require.NoError(t, err)
+	return snapshotWith(t, data, bookID, vec)
+}
+
+// snapshotWith reads the library with vec as its vector store (closed after).
+func snapshotWith(t *testing.T, data, bookID string, vec chunkReader) libState {
 	t.Helper()
 	ctx := context.Background()
 	db, err := sqlite.Open(ctx, metaPath(data))
@@ -143,16 +161,11 @@ func snapshot(t *testing.T, data, bookID string) libState {
 			st.Batches = append(st.Batches, fmt.Sprintf("%d:%d:%s", j.ID, b.N, b.Status))
 		}
 	}
-	vec, err := embedded.Open(ctx, filepath.Join(data, "vectors"))
-	require.NoError(t, err)
 	defer vec.Close()
 	lex, err := lexical.Open(ctx, filepath.Join(data, "lexical"))
 	require.NoError(t, err)
 	defer lex.Close()
-	for name, s := range map[string]interface {
-		IDs(context.Context, string) ([]string, error)
-		Get(context.Context, []string) ([]citebook.Chunk, error)
-	}{"vector": vec, "lexical": lex} {
+	for name, s := range map[string]chunkReader{"vector": vec, "lexical": lex} {
 		ids, err := s.IDs(ctx, bookID)
 		require.NoError(t, err)
 		cs, err := s.Get(ctx, ids)
@@ -304,10 +317,38 @@ func checkJobsSettled(t *testing.T, data, bookID string, active int) []jobView {
 // The killed job must show as abandoned (it stayed "running" forever), and
 // the resumed version must have every chunk in every store.
 func TestCLIKillMidBuild(t *testing.T) {
+	runKillMidBuild(t, nil, func(data string) chunkReader {
+		s, err := embedded.Open(context.Background(), filepath.Join(data, "vectors"))
+		require.NoError(t, err)
+		return s
+	})
+}
+
+// TestCLIKillMidBuildMilvus is TestCLIKillMidBuild with the vectors in a
+// real Milvus server.
+func TestCLIKillMidBuildMilvus(t *testing.T) {
+	addr := storetest.MilvusAddr(t)
+	name := fmt.Sprintf("citebook_cli_kill_%d_%d", os.Getpid(), time.Now().UnixNano())
+	emb, err := embed.New(embed.Config{Provider: "builtin"})
+	require.NoError(t, err)
+	open := func(string) chunkReader {
+		s, err := milvus.Open(context.Background(), milvus.Config{Addr: addr, Collection: name, Dim: emb.Version().Dimension})
+		require.NoError(t, err)
+		return s
+	}
+	t.Cleanup(func() {
+		s := open("").(*milvus.Store)
+		s.Drop(context.Background())
+		s.Close()
+	})
+	runKillMidBuild(t, []string{"--store", "milvus", "--milvus-addr", addr, "--milvus-collection", name}, open)
+}
+
+func runKillMidBuild(t *testing.T, storeArgs []string, openVec func(data string) chunkReader) {
 	ctx := context.Background()
 	pdf := corpus.Path(t, "books/R-intro.pdf")
 	data := t.TempDir()
-	build := []string{"index", pdf, "--book", "r", "--tenant", "acme", "--data", data, "--batch-size", "20"}
+	build := append([]string{"index", pdf, "--book", "r", "--tenant", "acme", "--data", data, "--batch-size", "20"}, storeArgs...)
 	db, err := sqlite.Open(ctx, metaPath(data)) // migrated before the child starts, not by both at once
 	require.NoError(t, err)
 	defer db.Close()
@@ -347,20 +388,21 @@ func TestCLIKillMidBuild(t *testing.T) {
 	require.Equal(t, index.JobAbandoned, jobs[0].Status, "the killed job is not left running")
 	require.Contains(t, jobs[0].Error, fmt.Sprintf("pid %d", cmd.Process.Pid))
 
-	out, code, _ := runChild(t, nil, "index", "--verify", "--repair", "--book", "r", "--data", data, "--json")
+	verify := append([]string{"index", "--verify", "--book", "r", "--data", data, "--json"}, storeArgs...)
+	out, code, _ := runChild(t, nil, append(verify, "--repair")...)
 	require.Zero(t, code, out)
 	out, code, _ = runChild(t, nil, append(build, "--resume", "--json")...)
 	require.Zero(t, code, out)
 	var res index.JobResult
 	require.NoError(t, json.Unmarshal([]byte(out), &res))
 	require.Equal(t, "completed", res.Status)
-	out, code, _ = runChild(t, nil, "index", "--verify", "--book", "r", "--data", data, "--json")
+	out, code, _ = runChild(t, nil, verify...)
 	require.Zero(t, code, out)
 	var rep index.VerifyReport
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
 	require.True(t, rep.OK(), "%+v", rep)
 	require.Equal(t, res.Chunks, rep.Expected)
-	st := snapshot(t, data, "r")
+	st := snapshotWith(t, data, "r", openVec(data))
 	require.Len(t, st.Rows[st.Active], res.Chunks)
 	servedComplete(t, st)
 	jobs = checkJobsSettled(t, data, "r", st.Active)
