@@ -453,3 +453,32 @@ func TestAbandonedJobs(t *testing.T) {
 		require.Equal(t, res.JobID, j.SupersededBy, "job %d", j.ID)
 	}
 }
+
+// TestKillDuringDelete kills a book's deletion at each step: the book is
+// never served with chunks missing from a store, and deleting it again
+// removes it everywhere.
+func TestKillDuringDelete(t *testing.T) {
+	ctx := context.Background()
+	for _, point := range []string{"delete-deactivated", "delete-vectors", "delete-lexical"} {
+		t.Run(point, func(t *testing.T) {
+			e := newCrashEnv(t, embeddedOpener)
+			_, _, err := e.index(index.BookInput{BookID: "guide", Tenant: "acme", Path: writeBook(t, e.dir, "v1.md", same)}, nil)
+			require.NoError(t, err)
+			func() {
+				defer func() { require.Equal(t, crash{point}, recover()) }()
+				e.builder(crashAt(point, nil)).Delete(ctx, "guide")
+			}()
+			e.restart()
+			require.Empty(t, e.servedDefects("guide"))
+			book, err := e.meta.Book(ctx, "guide")
+			require.NoError(t, err)
+			require.Zero(t, book.Active, "a book being deleted is no longer served")
+
+			require.NoError(t, e.builder(nil).Delete(ctx, "guide"))
+			_, err = e.meta.Book(ctx, "guide")
+			require.Equal(t, citebook.ENOTFOUND, citebook.ErrorCode(err))
+			require.Empty(t, sorted(e.vec.IDs(ctx, "guide"))(t))
+			require.Empty(t, sorted(e.lex.IDs(ctx, "guide"))(t))
+		})
+	}
+}

@@ -27,6 +27,10 @@ const (
 	fpRetiredDelete  = "delete-retired" // + "-vectors", "-lexical"
 	fpRetiredRows    = "retired-rows-deleted"
 	fpJobCompleted   = "job-completed"
+
+	fpDeleteDeactivated = "delete-deactivated"
+	fpDeleteVectors     = "delete-vectors"
+	fpDeleteLexical     = "delete-lexical"
 )
 
 // batchPoint names a step of batch n (0-based): "start", "vectors",

@@ -78,6 +78,9 @@ type Meta interface {
 	PutBook(ctx context.Context, b citebook.Book) error
 	// DeleteBook removes a book and everything recorded about it.
 	DeleteBook(ctx context.Context, id string) error
+	// Deactivate stops serving a book (no active version) without
+	// removing it; the first step of deleting it.
+	Deactivate(ctx context.Context, id string) error
 	// Versions lists a book's versions, oldest first.
 	Versions(ctx context.Context, bookID string) ([]citebook.Version, error)
 	// CreateVersion records a new build of a book.

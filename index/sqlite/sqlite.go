@@ -251,6 +251,18 @@ func (d *DB) DeleteBook(ctx context.Context, id string) error {
 	})
 }
 
+// Deactivate stops serving a book: readers resolve no version of it until a
+// build activates one. A missing book is ENOTFOUND.
+func (d *DB) Deactivate(ctx context.Context, id string) error {
+	res, err := d.db.ExecContext(ctx, `UPDATE books SET active_version=0 WHERE id=?`, id)
+	if err != nil {
+		return unavailable(err, "deactivate book")
+	}
+	return affected(res, "deactivate book", func() error {
+		return citebook.Errorf(citebook.ENOTFOUND, "book %q not found", id)
+	})
+}
+
 // ---- versions ----
 
 // Versions lists a book's versions, oldest first.
