@@ -111,9 +111,7 @@ func openApp(ctx context.Context, o appOptions) (_ *app, err error) {
 		return nil, err
 	}
 	a.closers = append(a.closers, a.Meta.Close)
-	if err := recoverJobs(ctx, a.Meta, a.Log); err != nil {
-		return nil, err
-	}
+	recoverJobs(ctx, a.Meta, a.Log)
 
 	emb, err := embed.New(embed.Config{Provider: o.Embedder, BaseURL: o.EmbedURL, Model: o.EmbedModel,
 		QueryModel: o.EmbedQueryModel, APIKey: o.EmbedKey, BatchSize: o.EmbedBatch})
@@ -172,12 +170,15 @@ func (a *app) Close() error {
 
 // recoverJobs marks abandoned the index jobs whose process was killed, so
 // no command shows them running forever; every command opening a library
-// runs it.
-func recoverJobs(ctx context.Context, meta index.Meta, log *slog.Logger) error {
+// runs it. Failing to is logged, not fatal: the builder checks again before
+// it builds a book.
+func recoverJobs(ctx context.Context, meta index.Meta, log *slog.Logger) {
 	dead, err := index.RecoverJobs(ctx, meta, "")
 	for _, j := range dead {
 		log.WarnContext(ctx, "index job abandoned: its process ended without finishing", "job", j.ID, "book", j.BookID,
 			"version", j.Version, "owner", j.Owner.String())
 	}
-	return err
+	if err != nil {
+		log.WarnContext(ctx, "cannot check for abandoned index jobs", "err", err)
+	}
 }

@@ -43,9 +43,7 @@ func newJobsCmd() *cobra.Command {
 			return err
 		}
 		defer db.Close()
-		if err := recoverJobs(ctx, db, slog.Default()); err != nil {
-			return err
-		}
+		recoverJobs(ctx, db, slog.Default())
 		jobs, err := db.Jobs(ctx, book)
 		if err != nil {
 			return err
