@@ -23,8 +23,9 @@ import (
 // does: the builder's own error handling (marking the job and version
 // failed) never runs, since a panic is not an error return. Deferred calls
 // do run, but none of them writes to a store, and the crash test reopens
-// every store from disk afterwards as a new process would. TestCLIKill in
-// cmd/citebook compares this with a real SIGKILL at the same points.
+// every store from disk afterwards as a new process would.
+// TestCLIKillMatchesFailPoints (cmd/citebook) shows a real SIGKILL at the
+// same points leaves exactly the same state.
 type crash struct{ point string }
 
 // crashAt returns a fail point hook that crashes at the named point and
