@@ -253,6 +253,13 @@ type crashOutcome struct {
 // restarts, repairs and resumes as an operator would, checking the
 // served version after each step.
 func runCrash(t *testing.T, e *crashEnv, sc crashScenario, bookID, point string) crashOutcome {
+	return runCrashTwice(t, e, sc, bookID, point, "")
+}
+
+// runCrashTwice is runCrash with the first resume killed too, at
+// again (when it gets there), before the operator repairs and resumes once
+// more.
+func runCrashTwice(t *testing.T, e *crashEnv, sc crashScenario, bookID, point, again string) crashOutcome {
 	ctx := context.Background()
 	out := crashOutcome{point: point}
 	for i, edit := range sc.setup {
@@ -288,6 +295,15 @@ func runCrash(t *testing.T, e *crashEnv, sc crashScenario, bookID, point string)
 	require.NoError(t, err)
 	note("after repair")
 	in.Resume = true
+	if again != "" {
+		if got, _, _ := e.index(in, crashAt(again, nil)); got != "" {
+			note("after the second kill")
+			e.restart()
+			_, err = e.builder(nil).Verify(ctx, bookID, true)
+			require.NoError(t, err)
+			note("after the second repair")
+		}
+	}
 	res, err := e.builder(nil).Index(ctx, in)
 	require.NoError(t, err, "resume after a kill at %s", point)
 	note("after resume")
@@ -488,4 +504,24 @@ func TestKillDuringDelete(t *testing.T) {
 			require.Empty(t, sorted(e.lex.IDs(ctx, "guide"))(t))
 		})
 	}
+}
+
+// TestKillTwice kills a build, repairs, and kills the resume as well (at
+// a batch, around the switch), then repairs and resumes again.
+func TestKillTwice(t *testing.T) {
+	sc := crashScenarios[1] // update
+	base := runCrash(t, newCrashEnv(t, embeddedOpener), sc, "base", "")
+	runs, broken := 0, 0
+	for i := 0; i < len(base.reached); i += 5 {
+		for _, again := range []string{"batch-1-lexical", "batch-2-recorded", "retire-vectors", "switch-verified", "activated"} {
+			point := base.reached[i]
+			out := runCrashTwice(t, newCrashEnv(t, embeddedOpener), sc, fmt.Sprintf("twice-%d", runs), point, again)
+			runs++
+			if len(out.defects) > 0 {
+				broken++
+				t.Errorf("kills at %s then %s: %s", point, again, strings.Join(out.defects, "; "))
+			}
+		}
+	}
+	t.Logf("double kills: %d; served a version missing chunks: %d", runs, broken)
 }
