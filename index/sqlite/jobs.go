@@ -25,10 +25,11 @@ func (d *DB) CreateJob(ctx context.Context, j *index.Job) error {
 	if j.Heartbeat.IsZero() {
 		j.Heartbeat = j.Started
 	}
-	res, err := d.db.ExecContext(ctx, `INSERT INTO jobs (book_id, version, status, started, finished, error,
+	status, abandoned := jobStatus(j.Status)
+	res, err := d.db.ExecContext(ctx, `INSERT INTO jobs (book_id, version, status, abandoned, started, finished, error,
 		chunks, embedded, upserted, deleted, host, pid, pid_start, heartbeat, superseded_by)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-		j.BookID, j.Version, string(j.Status), started, fmtTime(j.Finished), j.Error,
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		j.BookID, j.Version, status, abandoned, started, fmtTime(j.Finished), j.Error,
 		j.Chunks, j.Embedded, j.Upserted, j.Deleted, j.Owner.Host, j.Owner.PID, j.Owner.Start,
 		fmtTime(j.Heartbeat), j.SupersededBy)
 	if err != nil {
@@ -41,8 +42,9 @@ func (d *DB) CreateJob(ctx context.Context, j *index.Job) error {
 // UpdateJob saves a job's status, error, counts, finish time and
 // superseding job.
 func (d *DB) UpdateJob(ctx context.Context, j index.Job) error {
-	res, err := d.db.ExecContext(ctx, `UPDATE jobs SET status=?, finished=?, error=?, chunks=?, embedded=?,
-		upserted=?, deleted=?, superseded_by=? WHERE id=?`, string(j.Status), fmtTime(j.Finished), j.Error,
+	status, abandoned := jobStatus(j.Status)
+	res, err := d.db.ExecContext(ctx, `UPDATE jobs SET status=?, abandoned=?, finished=?, error=?, chunks=?, embedded=?,
+		upserted=?, deleted=?, superseded_by=? WHERE id=?`, status, abandoned, fmtTime(j.Finished), j.Error,
 		j.Chunks, j.Embedded, j.Upserted, j.Deleted, j.SupersededBy, j.ID)
 	if err != nil {
 		return unavailable(err, "update job")
@@ -58,16 +60,30 @@ func (d *DB) TouchJob(ctx context.Context, id int64, t time.Time) error {
 	return unavailable(err, "touch job")
 }
 
-const jobCols = `id, book_id, version, status, started, finished, error, chunks, embedded, upserted, deleted,
+// jobStatus is how a status is stored: the status column's CHECK predates
+// abandoned jobs, which are stored as failed with the abandoned flag (so the
+// migration only adds columns).
+func jobStatus(s index.JobStatus) (status string, abandoned bool) {
+	if s == index.JobAbandoned {
+		return string(index.JobFailed), true
+	}
+	return string(s), false
+}
+
+const jobCols = `id, book_id, version, status, abandoned, started, finished, error, chunks, embedded, upserted, deleted,
 	host, pid, pid_start, heartbeat, superseded_by`
 
 func scanJob(sc scanner) (index.Job, error) {
 	var j index.Job
 	var status, started, finished, heartbeat string
-	err := sc.Scan(&j.ID, &j.BookID, &j.Version, &status, &started, &finished, &j.Error,
+	var abandoned bool
+	err := sc.Scan(&j.ID, &j.BookID, &j.Version, &status, &abandoned, &started, &finished, &j.Error,
 		&j.Chunks, &j.Embedded, &j.Upserted, &j.Deleted,
 		&j.Owner.Host, &j.Owner.PID, &j.Owner.Start, &heartbeat, &j.SupersededBy)
 	j.Status = index.JobStatus(status)
+	if abandoned {
+		j.Status = index.JobAbandoned
+	}
 	j.Started, j.Finished, j.Heartbeat = parseTime(started), parseTime(finished), parseTime(heartbeat)
 	return j, err
 }
