@@ -60,24 +60,24 @@ func recoverJobs(ctx context.Context, meta Meta, bookID string, self Owner, now 
 // abandon marks a running job abandoned and, unless the job got as far as
 // activating its version, fails that version.
 func abandon(ctx context.Context, meta Meta, j *Job, now time.Time, why string) error {
-	book, err := meta.Book(ctx, j.BookID)
+	vs, err := meta.Versions(ctx, j.BookID)
 	if err != nil {
 		return err
 	}
 	j.Status, j.Finished = JobAbandoned, now
-	if book.Active >= j.Version {
-		j.Error = why + fmt.Sprintf(" after version %d was served; `citebook index --verify --repair --book %s` removes what it left", j.Version, j.BookID)
-	} else {
-		j.Error = why + "; `citebook index FILE --resume` continues the build"
-		vs, err := meta.Versions(ctx, j.BookID)
-		if err != nil {
-			return err
+	j.Error = why + "; `citebook index FILE --resume` continues the build"
+	for _, v := range vs {
+		if v.Number != j.Version {
+			continue
 		}
-		for _, v := range vs {
-			if v.Number == j.Version && v.Status != citebook.VersionCompleted && v.Status != citebook.VersionFailed {
-				if err := meta.SetVersionStatus(ctx, j.BookID, v.Number, citebook.VersionFailed, "abandoned: "+why); err != nil {
-					return err
-				}
+		switch v.Status {
+		case citebook.VersionCompleted:
+			j.Error = why + fmt.Sprintf(" after version %d was served; `citebook index --verify --repair --book %s` removes what it left",
+				j.Version, j.BookID)
+		case citebook.VersionFailed:
+		default:
+			if err := meta.SetVersionStatus(ctx, j.BookID, v.Number, citebook.VersionFailed, "abandoned: "+why); err != nil {
+				return err
 			}
 		}
 	}

@@ -274,7 +274,19 @@ func TestCLIKillMatchesFailPoints(t *testing.T) {
 			after := snapshot(t, real, "guide")
 			require.Equal(t, 2, after.Active)
 			servedComplete(t, after)
-			checkJobsSettled(t, real, "guide", after.Active)
+			jobs := checkJobsSettled(t, real, "guide", after.Active)
+			switch point {
+			case "activated", "delete-retired-vectors", "delete-retired-lexical", "retired-rows-deleted":
+				require.Equal(t, index.JobAbandoned, jobs[0].Status)
+				require.Contains(t, jobs[0].Error, "after version 2 was served", "the resume had nothing to do")
+			case "version-created", "job-completed":
+				require.Equal(t, index.JobCompleted, jobs[0].Status)
+			default:
+				require.Equal(t, index.JobCompleted, jobs[0].Status)
+				require.Equal(t, index.JobAbandoned, jobs[1].Status)
+				require.Equal(t, jobs[0].ID, jobs[1].SupersededBy)
+				require.Contains(t, jobs[1].Error, "--resume")
+			}
 		})
 	}
 }
