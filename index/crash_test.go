@@ -525,3 +525,49 @@ func TestKillTwice(t *testing.T) {
 	}
 	t.Logf("double kills: %d; served a version missing chunks: %d", runs, broken)
 }
+
+// TestSwitchRefusesIncompleteVersion removes chunks of the new version from
+// a store just before the switch (another process, an operator, a store
+// losing writes): the build refuses to activate it, the previous version
+// stays served, and a resume writes what is missing and switches.
+func TestSwitchRefusesIncompleteVersion(t *testing.T) {
+	ctx := context.Background()
+	for _, store := range []string{"vector", "lexical"} {
+		t.Run(store, func(t *testing.T) {
+			e := newCrashEnv(t, embeddedOpener)
+			_, _, err := e.index(index.BookInput{BookID: "guide", Tenant: "acme", Path: writeBook(t, e.dir, "v1.md", same)}, nil)
+			require.NoError(t, err)
+			v2 := writeBook(t, e.dir, "v2.md", revised)
+			want := chunkIDs(t, v2, "guide")
+			in := index.BookInput{BookID: "guide", Tenant: "acme", Path: v2}
+			_, res, err := e.index(in, func(name string) {
+				if name == "chunk-rows" {
+					lost := want[:3]
+					if store == "vector" {
+						require.NoError(t, e.vec.Delete(ctx, lost))
+					} else {
+						require.NoError(t, e.lex.Delete(ctx, lost))
+					}
+				}
+			})
+			require.Equal(t, citebook.ECONFLICT, citebook.ErrorCode(err), "%v", err)
+			require.Contains(t, res.Error, "the "+store)
+			require.Equal(t, "failed", res.Status)
+			book, err := e.meta.Book(ctx, "guide")
+			require.NoError(t, err)
+			require.Equal(t, 1, book.Active, "the incomplete version is not served")
+			require.Empty(t, e.servedDefects("guide"))
+
+			in.Resume = true
+			res, err = e.builder(nil).Index(ctx, in)
+			require.NoError(t, err)
+			require.Equal(t, 2, res.Version)
+			require.Equal(t, 3, res.Embedded, "only the lost chunks are written again")
+			require.Empty(t, e.servedDefects("guide"))
+			meta, vec, lex := sortedStored(t, e, "guide")
+			require.Equal(t, want, meta)
+			require.Equal(t, want, vec)
+			require.Equal(t, want, lex)
+		})
+	}
+}
