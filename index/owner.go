@@ -27,9 +27,10 @@ func ThisProcess() Owner {
 	return Owner{Host: host, PID: pid, Start: procStart(pid)}
 }
 
-// alive reports whether the owner process still runs; known is false when
-// that cannot be told from here (another host: only its lease can say).
-func (o Owner) alive(self Owner) (alive, known bool) {
+// ownerAlive reports whether the owner process o still runs, as seen by
+// process self; known is false when that cannot be told from here (another
+// host: only its lease can say).
+func ownerAlive(o, self Owner) (alive, known bool) {
 	if o.PID <= 0 {
 		return false, true // recorded before jobs had owners
 	}

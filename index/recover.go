@@ -41,7 +41,7 @@ func recoverJobs(ctx context.Context, meta Meta, bookID string, self Owner, now 
 		if j.Status != JobRunning {
 			continue
 		}
-		alive, known := j.Owner.alive(self)
+		alive, known := ownerAlive(j.Owner, self)
 		if !known {
 			alive = now.Sub(j.Heartbeat) < jobLease
 		}
