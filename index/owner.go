@@ -2,23 +2,16 @@ package index
 
 import (
 	"errors"
+
+	"github.com/citebook/citebook"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
 )
 
-// Owner identifies the process running an index job, so that another
-// process can tell a job that is still running from one whose process was
-// killed or crashed (which never gets to record that it stopped).
-type Owner struct {
-	Host string `json:"host"`
-	PID  int    `json:"pid"`
-	// Start is the process's start time in clock ticks since boot (Linux
-	// /proc), so a PID reused by an unrelated process is not taken for the
-	// job's; 0 where it cannot be read.
-	Start int64 `json:"pid_start,omitempty"`
-}
+// Owner identifies the process running an index job (citebook.JobOwner).
+type Owner = citebook.JobOwner
 
 // ThisProcess is the owner of jobs run by the calling process.
 func ThisProcess() Owner {

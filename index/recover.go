@@ -84,14 +84,6 @@ func abandon(ctx context.Context, meta Meta, j *Job, now time.Time, why string) 
 	return meta.UpdateJob(ctx, *j)
 }
 
-// String describes an owner for messages: "pid 42 on host a".
-func (o Owner) String() string {
-	if o.PID <= 0 {
-		return "unknown process"
-	}
-	return fmt.Sprintf("pid %d on host %s", o.PID, o.Host)
-}
-
 // claimBook prepares this process to build a book: dead jobs of the book
 // are abandoned, and a job another live process is running refuses the
 // build (two builders of one book would undo each other's work). A running

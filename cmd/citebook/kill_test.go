@@ -239,20 +239,26 @@ func TestCLIKillMatchesFailPoints(t *testing.T) {
 			_, code, killed := runChild(t, []string{"CITEBOOK_TEST_KILL_AT=" + point}, append(build, "--data", real)...)
 			require.True(t, killed, "the child was not killed at %s (exit %d)", point, code)
 
+			// The CLI runs the build on a queue goroutine, where a panic
+			// cannot be recovered; the simulation calls the same builder,
+			// wired by the same openApp, directly.
 			crashed := func() (p string) {
 				defer func() {
 					if r := recover(); r != nil {
 						p = fmt.Sprint(r)
 					}
 				}()
-				root := newRoot()
-				root.SetOut(&bytes.Buffer{})
-				root.SetArgs(append(build, "--data", sim))
-				root.ExecuteContext(context.WithValue(context.Background(), failPointKey{}, func(name string) {
+				ctx := context.WithValue(context.Background(), failPointKey{}, func(name string) {
 					if name == point {
 						panic(name)
 					}
-				}))
+				})
+				o := defaultAppOptions()
+				o.Data, o.BatchSize = sim, 2
+				a, err := openApp(ctx, o)
+				require.NoError(t, err)
+				defer a.Close()
+				a.Builder.Index(ctx, index.BookInput{BookID: "guide", Tenant: "acme", Path: v2})
 				return ""
 			}()
 			require.Equal(t, point, crashed)
