@@ -75,8 +75,6 @@ func realServerWith(t *testing.T, tweak func(*Config), books ...string) (string,
 	}, qa.Options{})
 	require.NoError(t, err)
 	tokens := auth.NewStore(meta.SQL())
-	secret, _, err := tokens.Create(ctx, citebook.Principal{Tenant: "default", User: "reader", Admin: true})
-	require.NoError(t, err)
 	runner := NewRunner(func(ctx context.Context, req IndexRequest) (Job, error) {
 		res, err := builder.Index(ctx, index.BookInput{BookID: req.BookID, Title: req.Title, Tenant: req.Tenant, Groups: req.Groups, Path: req.Path})
 		if res == nil {
@@ -96,9 +94,17 @@ func realServerWith(t *testing.T, tweak func(*Config), books ...string) (string,
 		Library: meta, Indexer: runner, Asker: pipeline, Searcher: pipeline,
 		Previewer: IngestPreviewer{Tokenizer: tok, Options: ingest.DefaultChunkOptions()},
 		ACL:       resolver, Tokens: tokens, DataDir: dir, Registry: prometheus.NewRegistry(), Logger: log,
+		Grants: acl.NewManager(acl.NewStore(meta.SQL()), meta, meta),
 	}
 	if tweak != nil {
 		tweak(&cfg)
+	}
+	// A token would end zero-config mode, so a server with a local
+	// principal gets none.
+	var secret string
+	if cfg.LocalPrincipal == nil {
+		secret, _, err = tokens.Create(ctx, citebook.Principal{Tenant: "default", User: "reader", Admin: true})
+		require.NoError(t, err)
 	}
 	srv, err := New(cfg)
 	require.NoError(t, err)
