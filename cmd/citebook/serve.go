@@ -115,7 +115,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		Previewer: web.IngestPreviewer{Tokenizer: tok, Options: ingest.DefaultChunkOptions()},
 		ACL:       acl.NewResolver(a.Meta, acl.NewStore(a.Meta.SQL()), a.Meta),
 		Grants:    acl.NewManager(acl.NewStore(a.Meta.SQL()), a.Meta, a.Meta), CORSOrigins: f.cors,
-		Tokens:    tokens, DataDir: a.Opts.Data, MaxUpload: f.maxUpload,
+		Tokens: tokens, DataDir: a.Opts.Data, MaxUpload: f.maxUpload,
 		RatePerToken: rate.Limit(f.rate), RateBurst: f.burst, Registry: reg, Logger: a.Log,
 		Ready: map[string]web.Check{
 			"metadata": func(ctx context.Context) error {
