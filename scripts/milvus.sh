@@ -152,21 +152,31 @@ def pump(src, dst):
             except OSError:
                 pass
 
-def relay(outer, p):
-    while True:
-        client, _ = outer.accept()
-        try:
-            inner = socket.create_connection(('127.0.0.1', p), timeout=5)  # in Milvus's namespace
-            inner.settimeout(None)
-        except OSError:
-            client.close()  # not up yet, or gone: the client sees a closed connection
-            continue
+def connection(client, p):
+    inner = None
+    try:
+        inner = socket.create_connection(('127.0.0.1', p), timeout=5)  # in Milvus's namespace
+        inner.settimeout(None)
         for s in (client, inner):
             s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        a = threading.Thread(target=pump, args=(client, inner), daemon=True)
-        b = threading.Thread(target=pump, args=(inner, client), daemon=True)
-        a.start(); b.start()
-        threading.Thread(target=lambda: (a.join(), b.join(), client.close(), inner.close()), daemon=True).start()
+        back = threading.Thread(target=pump, args=(inner, client), daemon=True)
+        back.start()
+        pump(client, inner)
+        back.join()
+    except OSError:
+        pass  # not up yet, or gone: the client sees a closed connection
+    finally:
+        for s in (client, inner):
+            if s is not None:
+                s.close()
+
+def relay(outer, p):
+    while True:
+        try:
+            client, _ = outer.accept()
+            threading.Thread(target=connection, args=(client, p), daemon=True).start()
+        except Exception as e:  # keep relaying whatever one connection does
+            print(f'milvus.sh: relay of port {p}: {e}', file=sys.stderr, flush=True)
 
 outer = {p: listen(p) for p in (port, metrics)}  # still in the host's namespace
 why = own_netns()
