@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Runs every Fuzz* target of the packages that parse untrusted input (book
-# files, query text, filter values) for DURATION each (default 10s) and exits
+# files, query text, filter values, grants, request origins) for DURATION each (default 10s) and exits
 # non-zero as soon as one fails. Usage: scripts/fuzz.sh [DURATION]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 duration="${1:-10s}"
 ran=0
-for pkg in ./ingest ./index/lexical ./index/milvus; do
+for pkg in ./ingest ./index/lexical ./index/milvus ./acl ./web; do
   for name in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
     echo "== $pkg $name ($duration)"
     go test -run '^$' -fuzz "^${name}\$" -fuzztime "$duration" -fuzzminimizetime 5s "$pkg"
