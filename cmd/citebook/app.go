@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/milvus"
 	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/ingest"
 )
 
 // appOptions are the settings every command that touches the library
@@ -28,10 +30,11 @@ type appOptions struct {
 	Embedder         string // "builtin" (default), "openai" or "ollama"
 	EmbedURL         string
 	EmbedModel       string
-	EmbedQueryModel  string // model name for questions when the server picks e5's query/passage mode by name
-	EmbedBatch       int    // texts per embedding request; small for slow CPU servers (0: the embed default)
-	EmbedKey         string // from CITEBOOK_EMBED_KEY only, never a flag (flags show in ps)
-	Reembed          bool   // let the builder switch the library to this embedder
+	EmbedQueryModel  string        // model name for questions when the server picks e5's query/passage mode by name
+	EmbedBatch       int           // texts per embedding request; small for slow CPU servers (0: the embed default)
+	EmbedKey         string        // from CITEBOOK_EMBED_KEY only, never a flag (flags show in ps)
+	Reembed          bool          // let the builder switch the library to this embedder
+	ParseTimeout     time.Duration // bound on parsing one book (0: the ingest default)
 }
 
 // defaultAppOptions reads the environment defaults.
@@ -67,6 +70,7 @@ func addAppFlags(fs *pflag.FlagSet) *appOptions {
 	fs.StringVar(&o.EmbedModel, "embed-model", o.EmbedModel, "embedding model name")
 	fs.StringVar(&o.EmbedQueryModel, "embed-query-model", o.EmbedQueryModel, "model name for embedding questions (default: --embed-model)")
 	fs.IntVar(&o.EmbedBatch, "embed-batch", o.EmbedBatch, "texts per embedding request (default 200; lower it for slow CPU servers)")
+	fs.DurationVar(&o.ParseTimeout, "parse-timeout", o.ParseTimeout, "longest a book may take to parse before its job fails (default "+ingest.DefaultLimits().Timeout.String()+")")
 	return &o
 }
 
@@ -141,7 +145,7 @@ func openApp(ctx context.Context, o appOptions) (_ *app, err error) {
 	a.closers = append(a.closers, a.Lexical.Close)
 
 	a.Builder = index.NewBuilder(a.Meta, a.Vectors, a.Lexical, a.Embed, index.BuilderOptions{
-		Reembed: o.Reembed, Logger: a.Log})
+		Reembed: o.Reembed, Logger: a.Log, Parse: ingest.Limits{Timeout: o.ParseTimeout}.ParseFile})
 	return a, nil
 }
 
