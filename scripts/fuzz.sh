@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every Fuzz* target of the packages that parse untrusted input (book
-# files, query text, filter values, grants, request origins) for DURATION each (default 10s) and exits
-# non-zero as soon as one fails. Usage: scripts/fuzz.sh [DURATION]
+# files, query text, filter values, grants, request origins) for DURATION
+# each (default 10s) and exits non-zero as soon as one fails. Usage: scripts/fuzz.sh [DURATION]
 #
 # Each run has its address space capped (FUZZ_MEM_KB, default 4,000,000 KB
 # of virtual memory, which a Go process needs some of beyond its heap): an
