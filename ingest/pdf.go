@@ -254,6 +254,7 @@ type pdfPara struct {
 	nlines   int
 	indented bool // first line indented from the column edge
 	width    float64
+	table    bool // rows of a table, one per line
 }
 
 func (p *pdfPara) text() string {
