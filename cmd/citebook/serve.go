@@ -255,6 +255,7 @@ func isLoopback(addr string) bool {
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
 }
+
 // envList splits a comma-separated environment variable; nil when unset.
 func envList(key string) []string {
 	var out []string
