@@ -2,22 +2,17 @@ package qa
 
 import (
 	"context"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/acl"
 )
-
-// MaxQuestion bounds a question's length; longer input is a document, not a
-// question, and would only dilute retrieval.
-const MaxQuestion = 4000
 
 // found is retrieval's outcome: the filter it ran under, the queries, every
 // candidate fused (for the trace) and the survivors of the threshold per
 // query, best first.
 type found struct {
 	filter  citebook.Filter
+	library citebook.Filter // everything the principal may read, before narrowing to the request's books
 	queries []string
 	all     []*candidate
 	groups  [][]*candidate
@@ -26,25 +21,22 @@ type found struct {
 // find runs the retrieval steps shared by Search and Ask: access filter,
 // query planning, embedding, hybrid retrieval, fusion and thresholding.
 func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request, tr *Trace, sw *stopwatch) (*found, error) {
-	q := strings.TrimSpace(req.Question)
-	if q == "" {
-		return nil, citebook.Errorf(citebook.EINVALID, "the question is empty")
+	if err := Validate(&req); err != nil {
+		return nil, err
 	}
-	if utf8.RuneCountInString(q) > MaxQuestion {
-		return nil, citebook.Errorf(citebook.ETOOLARGE, "the question is longer than %d characters", MaxQuestion)
-	}
-	req.Question = q
+	q := req.Question
 	tr.Question = q
 	f, err := p.deps.Access.Filter(ctx, pr)
 	if err != nil {
 		return nil, err
 	}
+	lib := f
 	f = acl.Narrow(f, req.BookIDs)
 	sw.lap("acl")
 	if err := p.checkEmbedding(ctx); err != nil {
 		return nil, err
 	}
-	fd := &found{filter: f}
+	fd := &found{filter: f, library: lib}
 	fd.queries = p.queries(ctx, req)
 	tr.SubQueries = fd.queries
 	sw.lap("plan")
@@ -74,6 +66,12 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 	sw.lap("embed")
 	n := max(p.opts.OverFetch*p.k(req), p.opts.Depth)
 	min := p.minScore(req)
+	small := false
+	if p.deps.Stats != nil {
+		if _, size, err := p.deps.Stats.DocFreq(ctx, nil, f); err == nil && size <= n {
+			small = true
+		}
+	}
 	for i, query := range fd.queries {
 		cands, err := p.search(ctx, sw, i, query, searched[i], vecs[i], f, n)
 		if err != nil {
@@ -88,7 +86,7 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 		}
 		fd.all = append(fd.all, cands...)
 		sw.lap("fuse")
-		kept, dropped := p.threshold(query, cands, min)
+		kept, dropped := p.threshold(query, cands, min, small)
 		for _, c := range dropped {
 			tr.Dropped = append(tr.Dropped, Dropped{ChunkID: c.chunk.ID, Reason: "below_threshold"})
 		}

@@ -290,7 +290,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 	tok, err := ingest.NewTokenizer()
 	require.NoError(t, err)
 	e.srv, err = New(Config{
-		Library: lib, Indexer: e.runner, Asker: asker, Searcher: asker, Previewer: IngestPreviewer{Tokenizer: tok, Options: ingest.DefaultChunkOptions()},
+		Library: lib, Indexer: e.runner, Asker: asker, Searcher: asker, Previewer: ingestPreviewer{tok: tok},
 		ACL: resolver, Tokens: store, Grants: manager, DataDir: e.dataDir, LocalPrincipal: o.local, CORSOrigins: o.cors,
 		MaxBody: o.maxBody, MaxUpload: o.maxUpload, RatePerToken: o.rate, RateBurst: o.burst,
 		AuthFailRate: o.authFail, AuthFailBurst: o.authBurst,
