@@ -160,8 +160,8 @@ func (d *DB) ChunksByID(ctx context.Context, ids []string) ([]citebook.Chunk, er
 // Neighbours returns, for each chunk ID, the chunk and up to n chunks on
 // each side of it in its book's served version, in reading order, so an
 // answer can show context around a passage. It is one query per 500 IDs
-// (SQLite's variable limit), not one per chunk: a question expands up to 15
-// chunks. IDs unknown in the served version are absent from the map.
+// (SQLite's variable limit), not two per chunk, so expanding a question's
+// chunks is one round trip. IDs unknown in the served version are absent.
 func (d *DB) Neighbours(ctx context.Context, ids []string, n int) (map[string][]citebook.Chunk, error) {
 	n = max(n, 0)
 	out := make(map[string][]citebook.Chunk, len(ids))
