@@ -41,7 +41,7 @@ type library struct {
 	lex      *lexical.Index
 	emb      queryEmbedder
 	grants   *acl.Manager // grants made as the CLI and /v1/grants make them
-	denied   []string // heading path of the chapter denied to mallory
+	denied   []string     // heading path of the chapter denied to mallory
 	titleRIn string
 }
 

@@ -89,7 +89,7 @@ const (
 // burst covers a mistyped token or two, the rate leaves guessing hopeless.
 const (
 	defaultAuthFailRate  rate.Limit = 1
-	defaultAuthFailBurst            = 10
+	defaultAuthFailBurst int        = 10
 )
 
 // New builds the server and registers its metrics on cfg.Registry.
