@@ -17,8 +17,8 @@ import (
 	"github.com/citebook/citebook/acl"
 	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/embed"
-	"github.com/citebook/citebook/index/embedded"
+	"github.com/citebook/citebook/index/embedder"
+	"github.com/citebook/citebook/index/memstore"
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/sqlite"
 	"github.com/citebook/citebook/internal/corpus"
@@ -42,13 +42,13 @@ func openLibrary(t *testing.T) *evalLibrary {
 	meta, err := sqlite.Open(ctx, filepath.Join(dir, "citebook.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { meta.Close() })
-	vec, err := embedded.Open(ctx, filepath.Join(dir, "vectors"))
+	vec, err := memstore.Open(ctx, filepath.Join(dir, "vectors"))
 	require.NoError(t, err)
 	t.Cleanup(func() { vec.Close() })
 	lex, err := lexical.Open(ctx, filepath.Join(dir, "lexical"))
 	require.NoError(t, err)
 	t.Cleanup(func() { lex.Close() })
-	emb, err := embed.New(embed.Config{Provider: embed.ProviderBuiltin})
+	emb, err := embedder.New(embedder.Config{Provider: embedder.ProviderBuiltin})
 	require.NoError(t, err)
 	p, err := qa.NewPipeline(qa.Deps{
 		Embedder: emb, Vectors: vec, Lexical: lex, Library: meta,

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/embedded"
+	"github.com/citebook/citebook/index/memstore"
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/sqlite"
 	"github.com/citebook/citebook/internal/corpus"
@@ -25,7 +25,7 @@ func BenchmarkReindexUnchanged(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer meta.Close()
-	vec, err := embedded.Open(ctx, filepath.Join(dir, "vectors"))
+	vec, err := memstore.Open(ctx, filepath.Join(dir, "vectors"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -15,8 +15,8 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/embed"
-	"github.com/citebook/citebook/index/embedded"
+	"github.com/citebook/citebook/index/embedder"
+	"github.com/citebook/citebook/index/memstore"
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/sqlite"
 	"github.com/citebook/citebook/ingest"
@@ -29,7 +29,7 @@ var chunking = ingest.ChunkOptions{MinTokens: 20, MaxTokens: 60}
 // newEmbedder returns the builtin embedder the tests index with.
 func newEmbedder(t testing.TB) index.Embedder {
 	t.Helper()
-	e, err := embed.New(embed.Config{Provider: "builtin"})
+	e, err := embedder.New(embedder.Config{Provider: "builtin"})
 	require.NoError(t, err)
 	return e
 }
@@ -40,7 +40,7 @@ type storeFactory func(t *testing.T, dim int) index.VectorStore
 
 func TestBuilderEmbedded(t *testing.T) {
 	runBuilderSuite(t, func(t *testing.T, _ int) index.VectorStore {
-		s, err := embedded.Open(context.Background(), t.TempDir())
+		s, err := memstore.Open(context.Background(), t.TempDir())
 		require.NoError(t, err)
 		t.Cleanup(func() { s.Close() })
 		return s

@@ -14,7 +14,7 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/embedded"
+	"github.com/citebook/citebook/index/memstore"
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/sqlite"
 )
@@ -46,7 +46,7 @@ func crashAt(point string, reached *[]string) func(string) {
 type vecOpener func(t *testing.T, dir string, dim int) index.VectorStore
 
 func embeddedOpener(t *testing.T, dir string, _ int) index.VectorStore {
-	s, err := embedded.Open(context.Background(), filepath.Join(dir, "vectors"))
+	s, err := memstore.Open(context.Background(), filepath.Join(dir, "vectors"))
 	require.NoError(t, err)
 	return s
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/embedded"
+	"github.com/citebook/citebook/index/memstore"
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/sqlite"
 	"github.com/citebook/citebook/internal/corpus"
@@ -31,7 +31,7 @@ func BenchmarkFreshSearch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	vec, err := embedded.Open(ctx, filepath.Join(dir, "vectors"))
+	vec, err := memstore.Open(ctx, filepath.Join(dir, "vectors"))
 	if err != nil {
 		b.Fatal(err)
 	}

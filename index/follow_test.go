@@ -11,7 +11,7 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/embedded"
+	"github.com/citebook/citebook/index/memstore"
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/sqlite"
 )
@@ -20,7 +20,7 @@ import (
 // connection and its own in-memory stores over the same files.
 type handle struct {
 	meta *sqlite.DB
-	vec  *embedded.Store
+	vec  *memstore.Store
 	lex  *lexical.Index
 }
 
@@ -30,7 +30,7 @@ func openHandle(t *testing.T, dir string) *handle {
 	meta, err := sqlite.Open(ctx, filepath.Join(dir, "citebook.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { meta.Close() })
-	vec, err := embedded.Open(ctx, filepath.Join(dir, "vectors"))
+	vec, err := memstore.Open(ctx, filepath.Join(dir, "vectors"))
 	require.NoError(t, err)
 	t.Cleanup(func() { vec.Close() })
 	lex, err := lexical.Open(ctx, filepath.Join(dir, "lexical"))
@@ -103,10 +103,10 @@ func TestFollowerReloadsOtherHandlesChanges(t *testing.T) {
 func TestSnapshotIgnoresOtherProcessWrites(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	open := func() (*sqlite.DB, *embedded.Store, *lexical.Index) {
+	open := func() (*sqlite.DB, *memstore.Store, *lexical.Index) {
 		meta, err := sqlite.Open(ctx, filepath.Join(dir, "citebook.db"))
 		require.NoError(t, err)
-		vec, err := embedded.Open(ctx, filepath.Join(dir, "vectors"))
+		vec, err := memstore.Open(ctx, filepath.Join(dir, "vectors"))
 		require.NoError(t, err)
 		lex, err := lexical.Open(ctx, filepath.Join(dir, "lexical"))
 		require.NoError(t, err)

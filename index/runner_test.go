@@ -16,7 +16,7 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/embedded"
+	"github.com/citebook/citebook/index/memstore"
 	"github.com/citebook/citebook/ingest"
 	"github.com/citebook/citebook/internal/hostile"
 )
@@ -62,7 +62,7 @@ func (s *slowParse) startedAt(name string) time.Time {
 
 func embeddedEnv(t *testing.T) *env {
 	return newEnv(t, func(t *testing.T, _ int) index.VectorStore {
-		s, err := embedded.Open(context.Background(), t.TempDir())
+		s, err := memstore.Open(context.Background(), t.TempDir())
 		require.NoError(t, err)
 		t.Cleanup(func() { s.Close() })
 		return s

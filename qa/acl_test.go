@@ -13,7 +13,7 @@ import (
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/acl"
 	"github.com/citebook/citebook/analysis"
-	"github.com/citebook/citebook/index/embed"
+	"github.com/citebook/citebook/index/embedder"
 	"github.com/citebook/citebook/index/milvus"
 	"github.com/citebook/citebook/index/storetest"
 	"github.com/citebook/citebook/internal/corpus"
@@ -147,7 +147,7 @@ func TestACLEmbedded(t *testing.T) {
 func TestACLMilvus(t *testing.T) {
 	addr := storetest.MilvusAddr(t)
 	corpus.Dir(t)
-	emb, err := embed.New(embed.Config{Provider: "builtin"})
+	emb, err := embedder.New(embedder.Config{Provider: "builtin"})
 	require.NoError(t, err)
 	ctx := context.Background()
 	name := fmt.Sprintf("citebook_qa_acl_%d_%d", os.Getpid(), time.Now().UnixNano())

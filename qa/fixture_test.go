@@ -16,8 +16,8 @@ import (
 	"github.com/citebook/citebook/acl"
 	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/embed"
-	"github.com/citebook/citebook/index/embedded"
+	"github.com/citebook/citebook/index/embedder"
+	"github.com/citebook/citebook/index/memstore"
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/sqlite"
 	"github.com/citebook/citebook/ingest"
@@ -72,7 +72,7 @@ func buildLibrary(t testing.TB, dir string, vec index.VectorStore) *library {
 	require.NoError(t, err)
 	lex, err := lexical.Open(ctx, filepath.Join(dir, "lexical"))
 	require.NoError(t, err)
-	emb, err := embed.New(embed.Config{Provider: "builtin"})
+	emb, err := embedder.New(embedder.Config{Provider: "builtin"})
 	require.NoError(t, err)
 	lib := &library{meta: meta, vec: vec, lex: lex, emb: emb, grants: acl.NewManager(acl.NewStore(meta.SQL()), meta, meta)}
 	b := index.NewBuilder(meta, vec, lex, emb, index.BuilderOptions{})
@@ -150,7 +150,7 @@ func shared(t testing.TB) *library {
 		dir, err := os.MkdirTemp("", "citebook-qa-")
 		require.NoError(t, err)
 		sharedDir = dir
-		vec, err := embedded.Open(context.Background(), filepath.Join(dir, "vectors"))
+		vec, err := memstore.Open(context.Background(), filepath.Join(dir, "vectors"))
 		require.NoError(t, err)
 		sharedLib = buildLibrary(t, dir, vec)
 	})

@@ -24,8 +24,8 @@ import (
 	"github.com/citebook/citebook/acl"
 	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/embed"
-	"github.com/citebook/citebook/index/embedded"
+	"github.com/citebook/citebook/index/embedder"
+	"github.com/citebook/citebook/index/memstore"
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/sqlite"
 	"github.com/citebook/citebook/ingest"
@@ -53,13 +53,13 @@ func realServerWith(t *testing.T, tweak func(*Config), books ...string) (string,
 	meta, err := sqlite.Open(ctx, filepath.Join(dir, "citebook.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { meta.Close() })
-	vec, err := embedded.Open(ctx, filepath.Join(dir, "vectors"))
+	vec, err := memstore.Open(ctx, filepath.Join(dir, "vectors"))
 	require.NoError(t, err)
 	t.Cleanup(func() { vec.Close() })
 	lex, err := lexical.Open(ctx, filepath.Join(dir, "lexical"))
 	require.NoError(t, err)
 	t.Cleanup(func() { lex.Close() })
-	emb, err := embed.New(embed.Config{Provider: "builtin"})
+	emb, err := embedder.New(embedder.Config{Provider: "builtin"})
 	require.NoError(t, err)
 	builder := index.NewBuilder(meta, vec, lex, emb, index.BuilderOptions{Logger: log})
 	for _, b := range books {

@@ -12,8 +12,8 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/embed"
-	"github.com/citebook/citebook/index/embedded"
+	"github.com/citebook/citebook/index/embedder"
+	"github.com/citebook/citebook/index/memstore"
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/milvus"
 	"github.com/citebook/citebook/index/sqlite"
@@ -90,7 +90,7 @@ type app struct {
 	Meta    *sqlite.DB
 	Vectors index.VectorStore
 	Lexical index.LexicalIndex
-	Embed   embed.Embedder // documents for the builder, queries for answering
+	Embed   embedder.Embedder // documents for the builder, queries for answering
 	Builder *index.Builder
 	// Follow reloads what another process (the CLI while serve runs)
 	// changes in the in-memory stores; retrieval goes through it.
@@ -124,7 +124,7 @@ func openApp(ctx context.Context, o appOptions) (_ *app, err error) {
 		return nil, err
 	}
 
-	emb, err := embed.New(embed.Config{Provider: o.Embedder, BaseURL: o.EmbedURL, Model: o.EmbedModel,
+	emb, err := embedder.New(embedder.Config{Provider: o.Embedder, BaseURL: o.EmbedURL, Model: o.EmbedModel,
 		QueryModel: o.EmbedQueryModel, APIKey: o.EmbedKey, BatchSize: o.EmbedBatch})
 	if err != nil {
 		return nil, err
@@ -152,7 +152,7 @@ func openApp(ctx context.Context, o appOptions) (_ *app, err error) {
 
 	switch o.Store {
 	case "", "embedded":
-		vs, err := embedded.Open(ctx, filepath.Join(o.Data, "vectors"))
+		vs, err := memstore.Open(ctx, filepath.Join(o.Data, "vectors"))
 		if err != nil {
 			return nil, err
 		}

@@ -21,8 +21,8 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/embed"
-	"github.com/citebook/citebook/index/embedded"
+	"github.com/citebook/citebook/index/embedder"
+	"github.com/citebook/citebook/index/memstore"
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/milvus"
 	"github.com/citebook/citebook/index/sqlite"
@@ -127,7 +127,7 @@ type chunkReader interface {
 
 func snapshot(t *testing.T, data, bookID string) libState {
 	t.Helper()
-	vec, err := embedded.Open(context.Background(), filepath.Join(data, "vectors"))
+	vec, err := memstore.Open(context.Background(), filepath.Join(data, "vectors"))
 	require.NoError(t, err)
 	return snapshotWith(t, data, bookID, vec)
 }
@@ -336,7 +336,7 @@ func checkJobsSettled(t *testing.T, data, bookID string, active int) []jobView {
 // the resumed version must have every chunk in every store.
 func TestCLIKillMidBuild(t *testing.T) {
 	runKillMidBuild(t, nil, func(data string) chunkReader {
-		s, err := embedded.Open(context.Background(), filepath.Join(data, "vectors"))
+		s, err := memstore.Open(context.Background(), filepath.Join(data, "vectors"))
 		require.NoError(t, err)
 		return s
 	})
@@ -347,7 +347,7 @@ func TestCLIKillMidBuild(t *testing.T) {
 func TestCLIKillMidBuildMilvus(t *testing.T) {
 	addr := storetest.MilvusAddr(t)
 	name := fmt.Sprintf("citebook_cli_kill_%d_%d", os.Getpid(), time.Now().UnixNano())
-	emb, err := embed.New(embed.Config{Provider: "builtin"})
+	emb, err := embedder.New(embedder.Config{Provider: "builtin"})
 	require.NoError(t, err)
 	open := func(string) chunkReader {
 		s, err := milvus.Open(context.Background(), milvus.Config{Addr: addr, Collection: name, Dim: emb.Version().Dimension})

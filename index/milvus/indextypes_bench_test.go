@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/citebook/citebook"
-	"github.com/citebook/citebook/index/embed"
+	"github.com/citebook/citebook/index/embedder"
 )
 
 // BenchmarkIndexTypes measures FLAT, IVF_FLAT and HNSW on the real Milvus
@@ -48,7 +48,7 @@ func BenchmarkIndexTypes(b *testing.B) {
 
 func benchIndexTypes(b *testing.B, addr string, n int) {
 	ctx := context.Background()
-	e := embed.NewBuiltin(benchDim)
+	e := embedder.NewBuiltin(benchDim)
 	r := rand.New(rand.NewPCG(7, uint64(n)))
 	vocab := make([]string, 20000)
 	for i := range vocab {

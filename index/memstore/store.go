@@ -1,4 +1,4 @@
-// Package embedded is the zero-config vector store: one directory, no server.
+// Package memstore is the zero-config vector store: one directory, no server.
 //
 // Durability is delegated to SQLite (modernc.org/sqlite, pure Go) in WAL mode
 // with synchronous=FULL: every Upsert/Retire/Delete is one transaction, so a
@@ -23,7 +23,7 @@
 // twice, row- and dimension-major (100k chunks × 384 dims ≈ 300 MB, outside
 // the Go heap; a tenant's graph keeps its own copy), so libraries of millions
 // of chunks belong in Milvus.
-package embedded
+package memstore
 
 import (
 	"container/heap"

@@ -1,4 +1,4 @@
-package embedded
+package memstore
 
 import (
 	"container/heap"

@@ -1,4 +1,4 @@
-package embedded
+package memstore
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/eval"
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/embed"
+	"github.com/citebook/citebook/index/embedder"
 	"github.com/citebook/citebook/ingest"
 	"github.com/citebook/citebook/internal/corpus"
 )
@@ -31,7 +31,7 @@ import (
 func BenchmarkSearchDevQuestions(b *testing.B) {
 	ctx := context.Background()
 	docs, words, qs := devVectors(b)
-	e := embed.NewBuiltin(benchDim)
+	e := embedder.NewBuiltin(benchDim)
 	r := rand.New(rand.NewPCG(11, 12))
 	for len(docs) < benchN {
 		n := min(2000, benchN-len(docs))
@@ -167,7 +167,7 @@ func devVectors(b *testing.B) (docs [][]float32, words []string, qs [][]float32)
 	if err != nil {
 		b.Fatal(err)
 	}
-	e := embed.NewBuiltin(benchDim)
+	e := embedder.NewBuiltin(benchDim)
 	var sb strings.Builder
 	for _, ds := range sets {
 		for _, bk := range ds.Books {

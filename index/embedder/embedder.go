@@ -1,4 +1,4 @@
-// Package embed turns text into vectors for the vector store. Every embedder
+// Package embedder turns text into vectors for the vector store. Every embedder
 // reports the EmbeddingVersion it produces, because vectors of different
 // models are not comparable: the index records the version beside each chunk
 // and a query must be embedded with the same one.
@@ -7,7 +7,7 @@
 // hashing, useful offline and in tests); OpenAI-compatible servers and Ollama
 // are reached through langchaingo with batching, retries and timeouts added
 // here.
-package embed
+package embedder
 
 import (
 	"time"

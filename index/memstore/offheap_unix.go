@@ -1,6 +1,6 @@
 //go:build unix
 
-package embedded
+package memstore
 
 import (
 	"syscall"

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package embedded
+package memstore
 
 // mapFloats is only implemented on Unix systems; elsewhere the arena
 // allocates on the heap.
