@@ -105,7 +105,7 @@ func libraryDB(t testing.TB, path string, activate2 bool) (ids []string, dropped
 	defer db.Close()
 	for id, b := range books {
 		require.NoError(t, db.PutBook(ctx, citebook.Book{ID: id, Tenant: "acme"}))
-		require.NoError(t, db.CreateVersion(ctx, citebook.Version{BookID: id, Number: 1}))
+		require.NoError(t, db.CreateVersion(ctx, citebook.Version{BookID: id, Number: 1, Chunks: len(b.chunks)}))
 		require.NoError(t, db.SaveParents(ctx, 1, b.parents))
 		cs := make([]citebook.Chunk, len(b.chunks))
 		for i, c := range b.chunks {
@@ -127,7 +127,7 @@ func libraryDB(t testing.TB, path string, activate2 bool) (ids []string, dropped
 		c.Version, c.Ordinal = 2, len(kept)
 		kept = append(kept, c)
 	}
-	require.NoError(t, db.CreateVersion(ctx, citebook.Version{BookID: "r-intro", Number: 2}))
+	require.NoError(t, db.CreateVersion(ctx, citebook.Version{BookID: "r-intro", Number: 2, Chunks: len(kept)}))
 	require.NoError(t, db.RetireChunks(ctx, "r-intro", all, 2))
 	require.NoError(t, db.SaveChunks(ctx, kept))
 	if activate2 {
