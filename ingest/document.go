@@ -39,6 +39,9 @@ type Section struct {
 type Block struct {
 	Text  string
 	Pages []citebook.PageSpan
+	// Geometry places the words of Text on their pages (PDF only), with
+	// offsets into Text and lines numbered within the block.
+	Geometry []citebook.WordBox
 }
 
 // Label returns the printed label of physical page p, or "" when unknown.

@@ -167,7 +167,8 @@ func (x *pdfExtractor) loadPages() error {
 type pdfPara struct {
 	page     int
 	lines    []string
-	joins    []string // separator before each line after the first
+	words    [][]pdfWord // where each line's words are printed
+	joins    []string    // separator before each line after the first
 	size     float64
 	bold     bool
 	mono     bool
@@ -306,6 +307,7 @@ func (x *pdfExtractor) layoutPages(ctx context.Context) ([][]pdfLine, error) {
 					return
 				}
 				out[i] = layoutPage(x.glyphs(x.pages[i]), fonts)
+				normalizeLines(out[i], frameOf(x.pages[i]))
 			}
 		}()
 	}

@@ -21,6 +21,7 @@ type pdfFrag struct {
 	chars     int
 	bold      int // glyphs set in a bold face
 	mono      int // glyphs set in a monospaced face
+	words     []pdfWord
 }
 
 // pdfLine is one printed line of one column, in reading order.
@@ -35,6 +36,7 @@ type pdfLine struct {
 	colLeft   float64 // left edge of the line's column on this page
 	colRight  float64
 	band      int // index of the horizontal band (two-column pages)
+	words     []pdfWord
 }
 
 // glyphFont summarises what the layout needs to know about a font name.
@@ -84,8 +86,13 @@ func buildFrags(glyphs []pdf.Text, fonts map[string]glyphFont) []pdfFrag {
 	pendingSpace := false
 	sizes := map[float64]int{}
 
+	var word pdfWord
+	newWord := true
 	flush := func() {
 		if open && cur.chars > 0 {
+			if word.text != "" {
+				cur.words = append(cur.words, word)
+			}
 			cur.text = sb.String()
 			best, n := 0.0, -1
 			for s, c := range sizes {
@@ -100,6 +107,7 @@ func buildFrags(glyphs []pdf.Text, fonts map[string]glyphFont) []pdfFrag {
 		clear(sizes)
 		open = false
 		pendingSpace = false
+		word, newWord = pdfWord{}, true
 	}
 
 	for _, g := range glyphs {
@@ -130,6 +138,10 @@ func buildFrags(glyphs []pdf.Text, fonts map[string]glyphFont) []pdfFrag {
 				cjk := isCJK(r) || isCJK(lastRune)
 				if (pendingSpace && !cjk) || (!cjk && gap > 0.12*ref) || (cjk && gap > 0.8*ref) {
 					sb.WriteByte(' ')
+					newWord = true
+				}
+				if cjk {
+					newWord = true // every Han or Kana glyph is a word of its own
 				}
 				pendingSpace = false
 			}
@@ -145,10 +157,20 @@ func buildFrags(glyphs []pdf.Text, fonts map[string]glyphFont) []pdfFrag {
 		if f.mono {
 			cur.mono++
 		}
+		if newWord {
+			if word.text != "" {
+				cur.words = append(cur.words, word)
+			}
+			word = pdfWord{x0: g.X, x1: g.X + w, y0: g.Y - pdfDescent*size, y1: g.Y + pdfAscent*size}
+			newWord = false
+		}
+		word.add(g.X, g.X+w, g.Y-pdfDescent*size, g.Y+pdfAscent*size)
 		if lig, ok := ligatures[r]; ok && len(g.S) == utf8.RuneLen(r) {
 			sb.WriteString(lig)
+			word.text += lig
 		} else {
 			sb.WriteString(g.S)
+			word.text += g.S
 		}
 		cur.chars++
 		sizes[math.Round(size*10)/10]++
@@ -336,6 +358,7 @@ func groupLines(frags []pdfFrag, col, band int) []pdfLine {
 				}
 			}
 			sb.WriteString(f.text)
+			ln.words = append(ln.words, f.words...)
 			ln.x1 = math.Max(ln.x1, f.x1)
 			ln.chars += f.chars
 			bold += f.bold
