@@ -102,6 +102,7 @@ func newPipeline(a *app, o answerOptions) (*qa.Pipeline, error) {
 		Access:   acl.NewResolver(a.Meta, acl.NewStore(a.Meta.SQL()), a.Meta),
 		Terms:    lexical.Terms,
 		Logger:   a.Log,
+		Geometry: a.Meta,
 	}
 	if tok, err := ingest.NewTokenizer(); err == nil {
 		deps.Tokens = tok
