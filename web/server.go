@@ -47,6 +47,8 @@ type Config struct {
 	// Ready are the probes /readyz runs, by name.
 	Ready  map[string]Check
 	Logger *slog.Logger
+	// Renderer draws page images (optional; without it the reader shows text).
+	Renderer PageRenderer
 }
 
 // Server is the HTTP face of citebook.
@@ -56,6 +58,7 @@ type Server struct {
 	echo    *echo.Echo
 	metrics *metrics
 	limits  *limiters
+	pages   *pageImages // nil without a renderer
 }
 
 // Defaults chosen for books: PDFs of a few hundred pages are tens of MB.
@@ -86,7 +89,8 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, metrics: m, limits: newLimiters(cfg.RatePerToken, cfg.RateBurst)}
+	s := &Server{cfg: cfg, log: cfg.Logger, metrics: m, limits: newLimiters(cfg.RatePerToken, cfg.RateBurst),
+		pages: newPageImages(cfg.Renderer, cfg.DataDir)}
 	s.echo = s.routes()
 	return s, nil
 }
