@@ -245,6 +245,7 @@ type envOpts struct {
 	maxUpload int64
 	maxBody   int64
 	ready     map[string]Check
+	renderer  PageRenderer
 }
 
 func newEnv(t testing.TB, o envOpts) *env {
@@ -308,7 +309,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 		Library: lib, Indexer: e.runner, Asker: asker, Searcher: asker, Previewer: IngestPreviewer{Tokenizer: tok, Options: ingest.DefaultChunkOptions()},
 		ACL: resolver, Tokens: store, DataDir: e.dataDir, LocalPrincipal: o.local,
 		MaxBody: o.maxBody, MaxUpload: o.maxUpload, RatePerToken: o.rate, RateBurst: o.burst,
-		Registry: e.reg, Ready: o.ready, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Registry: e.reg, Ready: o.ready, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Renderer: o.renderer,
 	})
 	require.NoError(t, err)
 	e.http = httptest.NewServer(e.srv.Handler())
