@@ -71,7 +71,7 @@ func realServerWith(t *testing.T, tweak func(*Config), books ...string) (string,
 	require.NoError(t, err)
 	pipeline, err := qa.NewPipeline(qa.Deps{
 		Embedder: emb, Vectors: vec, Lexical: lex, Library: meta, Access: resolver,
-		Terms: lexical.Terms, Tokens: tok, Answerer: qa.NewExtractive(lexical.Terms), Logger: log,
+		Terms: lexical.Terms, Tokens: tok, Answerer: qa.NewExtractive(lexical.Terms), Logger: log, Geometry: meta,
 	}, qa.Options{})
 	require.NoError(t, err)
 	tokens := auth.NewStore(meta.SQL())

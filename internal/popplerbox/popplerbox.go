@@ -29,9 +29,9 @@ type Word struct {
 
 // Page is one page of `pdftotext -bbox`: its size in points and words.
 type Page struct {
-	Width  float64    `xml:"width,attr"`
-	Height float64    `xml:"height,attr"`
-	Words  []Word `xml:"word"`
+	Width  float64 `xml:"width,attr"`
+	Height float64 `xml:"height,attr"`
+	Words  []Word  `xml:"word"`
 }
 
 // Pages runs pdftotext -bbox on pages [first, last] of file; a missing
@@ -137,4 +137,3 @@ func IoU(a, b citebook.Box) float64 {
 	area := func(b citebook.Box) float64 { return (b.X1 - b.X0) * (b.Y1 - b.Y0) }
 	return in / (area(a) + area(b) - in)
 }
-

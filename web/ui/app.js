@@ -423,11 +423,11 @@ async function renderImage(p, cite) {
   const fig = el("figure", { class: "page-figure", "data-page": p.page }, img);
   const boxes = cite && cite.book_id === p.book_id ? (cite.boxes || []).filter((b) => b.page === p.page) : [];
   for (const b of boxes) {
+    // Set through the CSSOM: the page's CSP refuses inline style attributes.
     const pct = (v) => (v * 100).toFixed(3) + "%";
-    fig.append(el("div", {
-      class: "hl", "data-n": cite.n,
-      style: "left:" + pct(b.x0) + ";top:" + pct(b.y0) + ";width:" + pct(b.x1 - b.x0) + ";height:" + pct(b.y1 - b.y0),
-    }));
+    const hl = el("div", { class: "hl", "data-n": cite.n });
+    Object.assign(hl.style, { left: pct(b.x0), top: pct(b.y0), width: pct(b.x1 - b.x0), height: pct(b.y1 - b.y0) });
+    fig.append(hl);
   }
   art.className = "image";
   art.replaceChildren(fig);
