@@ -260,7 +260,7 @@ func (b *Builder) Index(ctx context.Context, in BookInput) (*JobResult, error) {
 		}
 	}
 
-	st.job = Job{BookID: in.BookID, Version: st.version, Status: JobRunning, Chunks: len(chunks)}
+	st.job = Job{BookID: in.BookID, Version: st.version, Status: JobRunning, Chunks: len(chunks), OCR: doc.OCR}
 	if err := b.meta.CreateJob(ctx, &st.job); err != nil {
 		return nil, err
 	}

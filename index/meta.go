@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/ingest"
 )
 
 // JobStatus is the state of one run of the builder over one book version.
@@ -32,6 +33,8 @@ type Job struct {
 	Embedded int       `json:"embedded"`
 	Upserted int       `json:"upserted"`
 	Deleted  int       `json:"deleted"`
+	// OCR says which image-only pages were read by OCR and which failed.
+	OCR *ingest.OCRReport `json:"ocr,omitempty"`
 }
 
 // BatchStatus is the state of one batch of chunks inside a job.

@@ -16,6 +16,7 @@ type Document struct {
 	Labels   []string       // printed page label per physical page (index page-1); "" when unknown
 	Outline  []OutlineEntry // the book's own table of contents, as found
 	Sections []Section      // reading order; a section with blocks becomes a parent
+	OCR      *OCRReport     // what OCR read, when image-only pages were sent to it
 }
 
 // OutlineEntry is one entry of the book's table of contents.

@@ -26,6 +26,10 @@ const supported = "PDF, EPUB, Markdown (.md, .markdown) and plain text (.txt)"
 // name (a PDF called .txt is still a PDF); the extension decides between
 // text formats. name is only used for its extension and in messages.
 func Parse(ctx context.Context, name string, r io.ReaderAt, size int64) (*Document, error) {
+	return parse(ctx, name, r, size, ParseOptions{})
+}
+
+func parse(ctx context.Context, name string, r io.ReaderAt, size int64, o ParseOptions) (*Document, error) {
 	if size == 0 {
 		return nil, citebook.Errorf(citebook.EINVALID, "empty file")
 	}
@@ -42,7 +46,7 @@ func Parse(ctx context.Context, name string, r io.ReaderAt, size int64) (*Docume
 	}
 	switch format {
 	case citebook.FormatPDF:
-		return ParsePDF(ctx, r, size)
+		return parsePDF(ctx, r, size, o)
 	case citebook.FormatEPUB:
 		return ParseEPUB(ctx, r, size)
 	}
@@ -58,6 +62,10 @@ func Parse(ctx context.Context, name string, r io.ReaderAt, size int64) (*Docume
 
 // ParseFile parses the book at path.
 func ParseFile(ctx context.Context, path string) (*Document, error) {
+	return parseFile(ctx, path, ParseOptions{})
+}
+
+func parseFile(ctx context.Context, path string, o ParseOptions) (*Document, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, citebook.Errorf(citebook.ENOTFOUND, "file not found: %s", path)
@@ -72,7 +80,7 @@ func ParseFile(ctx context.Context, path string) (*Document, error) {
 	if st.IsDir() {
 		return nil, citebook.Errorf(citebook.EINVALID, "%s is a directory, not a book", path)
 	}
-	return Parse(ctx, filepath.Base(path), f, st.Size())
+	return parse(ctx, filepath.Base(path), f, st.Size(), o)
 }
 
 func detectFormat(name string, head []byte, r io.ReaderAt, size int64) (citebook.Format, error) {

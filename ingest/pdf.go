@@ -25,6 +25,12 @@ import (
 // Files that cannot be read (empty, truncated, encrypted, image-only) are
 // EINVALID errors; malformed content never panics.
 func ParsePDF(ctx context.Context, r io.ReaderAt, size int64) (doc *Document, err error) {
+	return parsePDF(ctx, r, size, ParseOptions{})
+}
+
+// parsePDF is ParsePDF with options: with OCR, image-only pages are read
+// from their images instead of refusing the file.
+func parsePDF(ctx context.Context, r io.ReaderAt, size int64, o ParseOptions) (doc *Document, err error) {
 	defer func() {
 		if err != nil {
 			doc = nil
@@ -35,6 +41,7 @@ func ParsePDF(ctx context.Context, r io.ReaderAt, size int64) (doc *Document, er
 	if err != nil {
 		return nil, err
 	}
+	x.ocr, x.src, x.size = o, r, size
 	return x.parse(ctx)
 }
 
@@ -98,6 +105,10 @@ type pdfExtractor struct {
 	glyphCache *fontCache
 	// badPages counts pages whose content stream could not be read whole.
 	badPages atomic.Int64
+	// ocr reads image-only pages of src (size bytes) when set.
+	ocr  ParseOptions
+	src  io.ReaderAt
+	size int64
 }
 
 // glyphs is the one place page text is decoded. A page whose content stream
@@ -235,8 +246,20 @@ func (x *pdfExtractor) parse(ctx context.Context) (*Document, error) {
 			chars += l.chars
 		}
 	}
+	var ocrReport *OCRReport
+	if x.ocr.OCR != nil { // pages without text are read from their images
+		if ocrReport, err = x.ocrPages(ctx, x.src, x.size, pageLines, x.ocr); err != nil {
+			return nil, err
+		}
+		chars = 0
+		for _, lines := range pageLines {
+			for _, l := range lines {
+				chars += l.chars
+			}
+		}
+	}
 	if chars == 0 {
-		return nil, citebook.Errorf(citebook.EINVALID, "PDF file has no text layer (scanned images only); OCR is not supported")
+		return nil, noTextLayer(x.ocr)
 	}
 
 	folios := stripRunning(pageLines)
@@ -269,8 +292,9 @@ func (x *pdfExtractor) parse(ctx context.Context) (*Document, error) {
 	}
 	doc.Sections = sections
 	if len(doc.Sections) == 0 {
-		return nil, citebook.Errorf(citebook.EINVALID, "PDF file has no text layer (scanned images only); OCR is not supported")
+		return nil, noTextLayer(x.ocr)
 	}
+	doc.OCR = ocrReport
 	doc.Language = detectLanguage(sampleText(doc), "")
 	return doc, nil
 }

@@ -192,7 +192,12 @@ func buildFrags(glyphs []pdf.Text, fonts map[string]glyphFont) []pdfFrag {
 // page; full-width runs (titles, abstracts, captions, folios) split the page
 // into horizontal bands that are each read left column first.
 func layoutPage(glyphs []pdf.Text, fonts map[string]glyphFont) []pdfLine {
-	frags := buildFrags(glyphs, fonts)
+	return layoutFrags(buildFrags(glyphs, fonts))
+}
+
+// layoutFrags puts a page's runs into lines in reading order; OCR'd pages
+// come here with a run per word.
+func layoutFrags(frags []pdfFrag) []pdfLine {
 	if len(frags) == 0 {
 		return nil
 	}

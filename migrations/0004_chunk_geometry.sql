@@ -4,8 +4,13 @@
 -- indexed before geometry was kept. Kept out of the chunk's JSON so reads
 -- that do not draw citations never decode it.
 
+-- A job also records what OCR did for a scanned PDF (JSON: pages sent,
+-- pages read, and each page that failed with its reason).
+
 -- +goose Up
 ALTER TABLE chunks ADD COLUMN geometry BLOB NOT NULL DEFAULT x'';
+ALTER TABLE jobs ADD COLUMN ocr TEXT NOT NULL DEFAULT '';
 
 -- +goose Down
+ALTER TABLE jobs DROP COLUMN ocr;
 ALTER TABLE chunks DROP COLUMN geometry;

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/spf13/pflag"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/milvus"
 	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/ingest"
 )
 
 // appOptions are the settings every command that touches the library
@@ -32,6 +34,7 @@ type appOptions struct {
 	EmbedBatch       int    // texts per embedding request; small for slow CPU servers (0: the embed default)
 	EmbedKey         string // from CITEBOOK_EMBED_KEY only, never a flag (flags show in ps)
 	Reembed          bool   // let the builder switch the library to this embedder
+	OCRLanguages     string // Tesseract language data for scanned PDFs ("eng", "eng+chi_sim")
 }
 
 // defaultAppOptions reads the environment defaults.
@@ -51,6 +54,7 @@ func defaultAppOptions() appOptions {
 		MilvusCollection: "citebook",
 		Embedder:         "builtin",
 		EmbedKey:         os.Getenv("CITEBOOK_EMBED_KEY"),
+		OCRLanguages:     "eng",
 	}
 }
 
@@ -67,6 +71,7 @@ func addAppFlags(fs *pflag.FlagSet) *appOptions {
 	fs.StringVar(&o.EmbedModel, "embed-model", o.EmbedModel, "embedding model name")
 	fs.StringVar(&o.EmbedQueryModel, "embed-query-model", o.EmbedQueryModel, "model name for embedding questions (default: --embed-model)")
 	fs.IntVar(&o.EmbedBatch, "embed-batch", o.EmbedBatch, "texts per embedding request (default 200; lower it for slow CPU servers)")
+	fs.StringVar(&o.OCRLanguages, "ocr-langs", o.OCRLanguages, "Tesseract languages for scanned PDFs, e.g. eng+chi_sim (OCR runs when tesseract is installed)")
 	return &o
 }
 
@@ -141,7 +146,7 @@ func openApp(ctx context.Context, o appOptions) (_ *app, err error) {
 	a.closers = append(a.closers, a.Lexical.Close)
 
 	a.Builder = index.NewBuilder(a.Meta, a.Vectors, a.Lexical, a.Embed, index.BuilderOptions{
-		Reembed: o.Reembed, Logger: a.Log})
+		Reembed: o.Reembed, Logger: a.Log, Parse: a.parser()})
 	return a, nil
 }
 
@@ -158,4 +163,28 @@ func (a *app) Close() error {
 		return citebook.Wrap(err, citebook.EINTERNAL, "closing the library")
 	}
 	return nil
+}
+
+// parser reads books with OCR for scanned PDFs when tesseract and pdftoppm
+// are installed; otherwise such PDFs are refused with a note on how to
+// enable OCR. The tools are looked up at the first parse, so commands that
+// never parse do not pay for it; OCR progress goes to the log page by page.
+func (a *app) parser() func(ctx context.Context, path string) (*ingest.Document, error) {
+	find := sync.OnceValues(func() (*ingest.Tesseract, error) {
+		render, err := ingest.FindPoppler()
+		if err != nil {
+			return nil, err
+		}
+		return ingest.FindTesseract(context.Background(), render, a.Opts.OCRLanguages)
+	})
+	return func(ctx context.Context, path string) (*ingest.Document, error) {
+		tess, err := find()
+		if err != nil {
+			a.Log.DebugContext(ctx, "OCR off", "reason", err)
+			return ingest.ParseFile(ctx, path)
+		}
+		return ingest.ParseOptions{OCR: tess, Progress: func(done, total int) {
+			a.Log.InfoContext(ctx, "OCR", "file", filepath.Base(path), "pages_done", done, "pages", total)
+		}}.ParseFile(ctx, path)
+	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
+	"github.com/citebook/citebook/ingest"
 )
 
 // CreateJob inserts a job and sets its ID.
@@ -21,10 +22,14 @@ func (d *DB) CreateJob(ctx context.Context, j *index.Job) error {
 		started = now()
 		j.Started = parseTime(started)
 	}
+	ocr := ""
+	if j.OCR != nil {
+		ocr = jsonText(j.OCR)
+	}
 	res, err := d.db.ExecContext(ctx, `INSERT INTO jobs (book_id, version, status, started, finished, error,
-		chunks, embedded, upserted, deleted) VALUES (?,?,?,?,?,?,?,?,?,?)`,
+		chunks, embedded, upserted, deleted, ocr) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
 		j.BookID, j.Version, string(j.Status), started, fmtTime(j.Finished), j.Error,
-		j.Chunks, j.Embedded, j.Upserted, j.Deleted)
+		j.Chunks, j.Embedded, j.Upserted, j.Deleted, ocr)
 	if err != nil {
 		return unavailable(err, "create job")
 	}
@@ -45,13 +50,17 @@ func (d *DB) UpdateJob(ctx context.Context, j index.Job) error {
 	})
 }
 
-const jobCols = `id, book_id, version, status, started, finished, error, chunks, embedded, upserted, deleted`
+const jobCols = `id, book_id, version, status, started, finished, error, chunks, embedded, upserted, deleted, ocr`
 
 func scanJob(sc scanner) (index.Job, error) {
 	var j index.Job
-	var status, started, finished string
+	var status, started, finished, ocr string
 	err := sc.Scan(&j.ID, &j.BookID, &j.Version, &status, &started, &finished, &j.Error,
-		&j.Chunks, &j.Embedded, &j.Upserted, &j.Deleted)
+		&j.Chunks, &j.Embedded, &j.Upserted, &j.Deleted, &ocr)
+	if err == nil && ocr != "" {
+		j.OCR = &ingest.OCRReport{}
+		err = json.Unmarshal([]byte(ocr), j.OCR)
+	}
 	j.Status = index.JobStatus(status)
 	j.Started, j.Finished = parseTime(started), parseTime(finished)
 	return j, err

@@ -1,0 +1,196 @@
+package ingest
+
+import (
+	"context"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/citebook/citebook"
+)
+
+// OCRWord is a word read off a page image: its text, its box as fractions
+// of the page (origin top left) and the printed line it belongs to.
+type OCRWord struct {
+	Text           string
+	X0, Y0, X1, Y1 float64
+	Line           int // words of one printed line share it
+}
+
+// OCR reads the words printed on physical page n (1-based) of the PDF file
+// at path; the parser calls it for pages that have no text layer.
+// Tesseract implements it.
+type OCR interface {
+	PageWords(ctx context.Context, path string, n int) ([]OCRWord, error)
+}
+
+// OCRReport says what OCR did during a parse, for the index job's record.
+type OCRReport struct {
+	Pages  int           `json:"pages"`            // image-only pages sent to OCR
+	Read   int           `json:"read"`             // of those, pages that yielded text
+	Failed []PageFailure `json:"failed,omitempty"` // pages OCR could not read, and why
+}
+
+// PageFailure is one page a parse could not read.
+type PageFailure struct {
+	Page  int    `json:"page"`
+	Error string `json:"error"`
+}
+
+// ParseOptions are the optional collaborators of a parse.
+type ParseOptions struct {
+	// OCR reads image-only PDF pages; nil refuses PDFs without a text
+	// layer, as before.
+	OCR OCR
+	// Progress is told after each OCR'd page how many of the image-only
+	// pages are done; OCR takes seconds a page.
+	Progress func(done, total int)
+	// path is the file being parsed, for OCR tools that read files.
+	path string
+}
+
+// ParseFile parses the book at path with these options.
+func (o ParseOptions) ParseFile(ctx context.Context, path string) (*Document, error) {
+	o.path = path
+	return parseFile(ctx, path, o)
+}
+
+// noTextLayer is the refusal of a PDF without text, saying how to read it.
+func noTextLayer(o ParseOptions) error {
+	if o.OCR == nil {
+		return citebook.Errorf(citebook.EINVALID, "PDF file has no text layer (scanned images only); "+
+			"to read it with OCR, install tesseract-ocr (and its language data, e.g. tesseract-ocr-eng) and poppler-utils on the server")
+	}
+	return citebook.Errorf(citebook.EINVALID, "PDF file has no text layer and OCR found no text on its pages")
+}
+
+// ocrWorkers bounds concurrent OCR pages: each runs two child processes
+// that use a core each.
+const ocrWorkers = 2
+
+// ocrPages reads the pages of pageLines that have no text through o.OCR and
+// lays their words out like a text layer, in place. The file is the one at
+// o.path, or a temporary copy of r.
+func (x *pdfExtractor) ocrPages(ctx context.Context, r io.ReaderAt, size int64, pageLines [][]pdfLine, o ParseOptions) (*OCRReport, error) {
+	var todo []int
+	for i, lines := range pageLines {
+		chars := 0
+		for _, l := range lines {
+			chars += l.chars
+		}
+		if chars == 0 {
+			todo = append(todo, i)
+		}
+	}
+	if len(todo) == 0 || o.OCR == nil {
+		return nil, nil
+	}
+	path := o.path
+	if path == "" {
+		f, err := os.CreateTemp("", "citebook-ocr-*.pdf")
+		if err != nil {
+			return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot stage the file for OCR")
+		}
+		defer os.Remove(f.Name())
+		_, err = io.Copy(f, io.NewSectionReader(r, 0, size))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot stage the file for OCR")
+		}
+		path = f.Name()
+	}
+	rep := &OCRReport{Pages: len(todo)}
+	var mu sync.Mutex
+	done := 0
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(ocrWorkers, len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				words, err := o.OCR.PageWords(ctx, path, i+1)
+				var lines []pdfLine
+				if err == nil {
+					lines = ocrLines(words, frameOf(x.pages[i]))
+				}
+				mu.Lock()
+				if err != nil {
+					rep.Failed = append(rep.Failed, PageFailure{Page: i + 1, Error: err.Error()})
+				} else if len(lines) > 0 {
+					pageLines[i] = lines
+					rep.Read++
+				}
+				done++
+				if o.Progress != nil {
+					o.Progress(done, len(todo))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, i := range todo {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := checkCtx(ctx); err != nil {
+		return nil, err
+	}
+	sort.Slice(rep.Failed, func(a, b int) bool { return rep.Failed[a].Page < rep.Failed[b].Page })
+	return rep, nil
+}
+
+// ocrLines turns OCR words into the lines of a page, through the same
+// layout as a text layer (columns, line grouping, reading order): each word
+// becomes a run in PDF user space set on its line's baseline, at the size
+// its line's height implies, and keeps its own box, normalised to the page.
+func ocrLines(words []OCRWord, f pageFrame) []pdfLine {
+	if len(words) == 0 {
+		return nil
+	}
+	w, h := f.x1-f.x0, f.y1-f.y0
+	byLine := map[int][]OCRWord{}
+	var order []int
+	for _, wd := range words {
+		if _, ok := byLine[wd.Line]; !ok {
+			order = append(order, wd.Line)
+		}
+		byLine[wd.Line] = append(byLine[wd.Line], wd)
+	}
+	var frags []pdfFrag
+	for _, id := range order {
+		ws := byLine[id]
+		// Most words sit on the baseline; descenders hang below it, so
+		// the median bottom is the baseline.
+		bottoms := make([]float64, len(ws))
+		top, bottom := math.Inf(1), math.Inf(-1)
+		for i, wd := range ws {
+			bottoms[i] = wd.Y1
+			top, bottom = math.Min(top, wd.Y0), math.Max(bottom, wd.Y1)
+		}
+		sort.Float64s(bottoms)
+		base := f.y1 - bottoms[len(bottoms)/2]*h
+		size := math.Max(1, (bottom-top)*h/(pdfAscent+pdfDescent))
+		for _, wd := range ws {
+			word := pdfWord{x0: f.x0 + wd.X0*w, x1: f.x0 + wd.X1*w, y0: f.y1 - wd.Y1*h, y1: f.y1 - wd.Y0*h, text: wd.Text, ocr: true}
+			frags = append(frags, pdfFrag{x0: word.x0, x1: word.x1, y: base, size: size, text: wd.Text,
+				chars: utf8.RuneCountInString(wd.Text), words: []pdfWord{word}})
+		}
+	}
+	lines := layoutFrags(frags)
+	normalizeLines(lines, f)
+	return lines
+}
+
+// lineKey numbers a Tesseract line from its block, paragraph and line.
+func lineKey(block, par, line int) int { return (block*1000+par)*1000 + line }
+
