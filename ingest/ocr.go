@@ -166,8 +166,12 @@ func ocrLines(words []OCRWord, f pageFrame) []pdfLine {
 		}
 		byLine[wd.Line] = append(byLine[wd.Line], wd)
 	}
-	var frags []pdfFrag
-	for _, id := range order {
+	// A line's height depends on whether its words have ascenders and
+	// descenders; the layout reads a change of size as a new paragraph, so
+	// sizes within a quarter of the page's typical one are taken as it.
+	bases := make([]float64, len(order))
+	sizes := make([]float64, len(order))
+	for k, id := range order {
 		ws := byLine[id]
 		// Most words sit on the baseline; descenders hang below it, so
 		// the median bottom is the baseline.
@@ -178,12 +182,40 @@ func ocrLines(words []OCRWord, f pageFrame) []pdfLine {
 			top, bottom = math.Min(top, wd.Y0), math.Max(bottom, wd.Y1)
 		}
 		sort.Float64s(bottoms)
-		base := f.y1 - bottoms[len(bottoms)/2]*h
-		size := math.Max(1, (bottom-top)*h/(pdfAscent+pdfDescent))
+		bases[k] = f.y1 - bottoms[len(bottoms)/2]*h
+		sizes[k] = math.Max(1, (bottom-top)*h/(pdfAscent+pdfDescent))
+	}
+	typical := append([]float64(nil), sizes...)
+	sort.Float64s(typical)
+	body := typical[len(typical)/2]
+	var frags []pdfFrag
+	for k, id := range order {
+		ws := byLine[id]
+		base, size := bases[k], sizes[k]
+		if math.Abs(size-body) <= 0.25*body {
+			size = body
+		}
+		// Words closer than an em form one run, as glyphs do in a text
+		// layer: a run per word would let the gaps between words pass for
+		// a column gutter.
+		sort.SliceStable(ws, func(a, b int) bool { return ws[a].X0 < ws[b].X0 })
+		var cur *pdfFrag
 		for _, wd := range ws {
 			word := pdfWord{x0: f.x0 + wd.X0*w, x1: f.x0 + wd.X1*w, y0: f.y1 - wd.Y1*h, y1: f.y1 - wd.Y0*h, text: wd.Text, ocr: true}
-			frags = append(frags, pdfFrag{x0: word.x0, x1: word.x1, y: base, size: size, text: wd.Text,
-				chars: utf8.RuneCountInString(wd.Text), words: []pdfWord{word}})
+			if cur == nil || word.x0-cur.x1 > size {
+				frags = append(frags, pdfFrag{x0: word.x0, x1: word.x1, y: base, size: size})
+				cur = &frags[len(frags)-1]
+			} else {
+				prev, _ := utf8.DecodeLastRuneInString(cur.text)
+				next, _ := utf8.DecodeRuneInString(wd.Text)
+				if !isCJK(prev) || !isCJK(next) {
+					cur.text += " "
+				}
+			}
+			cur.text += wd.Text
+			cur.chars += utf8.RuneCountInString(wd.Text)
+			cur.x1 = math.Max(cur.x1, word.x1)
+			cur.words = append(cur.words, word)
 		}
 	}
 	lines := layoutFrags(frags)
