@@ -225,4 +225,3 @@ func ocrLines(words []OCRWord, f pageFrame) []pdfLine {
 
 // lineKey numbers a Tesseract line from its block, paragraph and line.
 func lineKey(block, par, line int) int { return (block*1000+par)*1000 + line }
-
