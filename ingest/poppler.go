@@ -79,7 +79,7 @@ func decodePNM(b []byte) (image.Image, error) {
 		return nil, err
 	}
 	pix := b[len(b)-r.Len():]
-	if maxv != 255 || w <= 0 || h <= 0 {
+	if maxv != 255 || w <= 0 || h <= 0 || w > 1<<16 || h > 1<<16 {
 		return nil, errors.New("unsupported PNM image")
 	}
 	switch magic {

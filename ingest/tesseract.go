@@ -109,11 +109,16 @@ func parseTesseractTSV(b []byte) ([]OCRWord, error) {
 			if text == "" || n[10] < 0 || iw <= 0 || ih <= 0 {
 				continue
 			}
-			words = append(words, OCRWord{
+			wd := OCRWord{
 				Text: text,
 				X0:   n[6] / iw, Y0: n[7] / ih, X1: (n[6] + n[8]) / iw, Y1: (n[7] + n[9]) / ih,
-				Line: lineKey(int(n[2]), int(n[3]), int(n[4])),
-			})
+				Line: lineKey(int(n[2])%1000, int(n[3])%1000, int(n[4])%1000),
+			}
+			// A box must be a box on the page; anything else is noise.
+			if !(wd.X0 >= 0 && wd.X0 < wd.X1 && wd.X1 <= 1 && wd.Y0 >= 0 && wd.Y0 < wd.Y1 && wd.Y1 <= 1) {
+				continue
+			}
+			words = append(words, wd)
 		}
 	}
 	if err := sc.Err(); err != nil {

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 duration="${1:-10s}"
 ran=0
-for pkg in ./ingest ./index/lexical ./index/milvus; do
+for pkg in ./ingest ./index/lexical ./index/milvus ./index/sqlite; do
   for name in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
     echo "== $pkg $name ($duration)"
     go test -run '^$' -fuzz "^${name}\$" -fuzztime "$duration" -fuzzminimizetime 5s "$pkg"
