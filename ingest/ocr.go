@@ -117,7 +117,7 @@ func (x *pdfExtractor) ocrPages(ctx context.Context, r io.ReaderAt, size int64, 
 				words, err := o.OCR.PageWords(ctx, path, i+1)
 				var lines []pdfLine
 				if err == nil {
-					lines = ocrLines(words, frameOf(x.pages[i]))
+					lines = ocrLines(words, x.frames[i])
 				}
 				mu.Lock()
 				if err != nil {

@@ -105,6 +105,9 @@ type pdfExtractor struct {
 	glyphCache *fontCache
 	// badPages counts pages whose content stream could not be read whole.
 	badPages atomic.Int64
+	// frames are the pages' visible areas, read during the page-tree walk
+	// where inherited boxes cost nothing to carry down.
+	frames []pageFrame
 	// ocr reads image-only pages of src (size bytes) when set.
 	ocr  ParseOptions
 	src  io.ReaderAt
@@ -126,7 +129,7 @@ func (x *pdfExtractor) glyphs(p pdf.Page) []pdf.Text {
 // that names it.
 func (x *pdfExtractor) loadPages() error {
 	x.pageByRef = map[string]int{}
-	var walk func(node pdf.Value, ref string, depth int)
+	var walk func(node pdf.Value, ref string, depth int, inh pageBoxes)
 	// A malformed tree may list a node twice or contain a cycle; each
 	// reference is visited once and the walk stops at the declared count.
 	limit := int(x.root.Key("Pages").Key("Count").Int64())
@@ -135,7 +138,7 @@ func (x *pdfExtractor) loadPages() error {
 	}
 	seen := map[string]bool{}
 	visits := 0
-	walk = func(node pdf.Value, ref string, depth int) {
+	walk = func(node pdf.Value, ref string, depth int, inh pageBoxes) {
 		visits++
 		if depth > 64 || len(x.pages) >= limit || visits > 4*limit+64 {
 			return
@@ -154,7 +157,7 @@ func (x *pdfExtractor) loadPages() error {
 				if len(refs) == kids.Len() {
 					r = refs[i]
 				}
-				walk(kids.Index(i), r, depth+1)
+				walk(kids.Index(i), r, depth+1, inh.inherit(node))
 			}
 			return
 		}
@@ -162,11 +165,12 @@ func (x *pdfExtractor) loadPages() error {
 			return
 		}
 		x.pages = append(x.pages, pdf.Page{V: node})
+		x.frames = append(x.frames, inh.inherit(node).frame())
 		if ref != "" {
 			x.pageByRef[ref] = len(x.pages)
 		}
 	}
-	walk(x.root.Key("Pages"), "", 0)
+	walk(x.root.Key("Pages"), "", 0, pageBoxes{})
 	if len(x.pages) == 0 {
 		return citebook.Errorf(citebook.EINVALID, "PDF file has no pages")
 	}
@@ -331,7 +335,7 @@ func (x *pdfExtractor) layoutPages(ctx context.Context) ([][]pdfLine, error) {
 					return
 				}
 				out[i] = layoutPage(x.glyphs(x.pages[i]), fonts)
-				normalizeLines(out[i], frameOf(x.pages[i]))
+				normalizeLines(out[i], x.frames[i])
 			}
 		}()
 	}

@@ -47,34 +47,45 @@ type pageFrame struct {
 	rotate         int // clockwise degrees: 0, 90, 180 or 270
 }
 
-// inherited looks key up on the page and then its ancestors, as the PDF
-// page tree allows for boxes and rotation.
-func inherited(v pdf.Value, key string) pdf.Value {
-	for depth := 0; depth < 32 && v.Kind() == pdf.Dict; depth++ {
-		if k := v.Key(key); !k.IsNull() {
-			return k
-		}
-		v = v.Key("Parent")
-	}
-	return pdf.Value{}
+// pageBoxes carries the inheritable page attributes down the page tree:
+// looking them up from a page through /Parent would resolve (and inflate)
+// the parents again for every page.
+type pageBoxes struct {
+	crop, media, rotate pdf.Value
 }
 
-// frameOf reads a page's visible area; a missing or degenerate box falls
-// back to US Letter, the default of PDF producers.
-func frameOf(p pdf.Page) pageFrame {
+// inherit returns the attributes node passes to its kids: its own where it
+// sets them, else its parent's.
+func (b pageBoxes) inherit(node pdf.Value) pageBoxes {
+	if v := node.Key("CropBox"); v.Kind() == pdf.Array {
+		b.crop = v
+	}
+	if v := node.Key("MediaBox"); v.Kind() == pdf.Array {
+		b.media = v
+	}
+	if v := node.Key("Rotate"); !v.IsNull() {
+		b.rotate = v
+	}
+	return b
+}
+
+// frame reads the visible area (crop box, else media box) and rotation; a
+// missing or degenerate box falls back to US Letter, the default of PDF
+// producers.
+func (b pageBoxes) frame() pageFrame {
 	f := pageFrame{0, 0, 612, 792, 0}
-	box := inherited(p.V, "CropBox")
+	box := b.crop
 	if box.Kind() != pdf.Array || box.Len() != 4 {
-		box = inherited(p.V, "MediaBox")
+		box = b.media
 	}
 	if box.Kind() == pdf.Array && box.Len() == 4 {
-		a, b, c, d := box.Index(0).Float64(), box.Index(1).Float64(), box.Index(2).Float64(), box.Index(3).Float64()
-		if math.Abs(c-a) > 1 && math.Abs(d-b) > 1 {
-			f.x0, f.x1 = math.Min(a, c), math.Max(a, c)
-			f.y0, f.y1 = math.Min(b, d), math.Max(b, d)
+		a, c, d, e := box.Index(0).Float64(), box.Index(1).Float64(), box.Index(2).Float64(), box.Index(3).Float64()
+		if math.Abs(d-a) > 1 && math.Abs(e-c) > 1 {
+			f.x0, f.x1 = math.Min(a, d), math.Max(a, d)
+			f.y0, f.y1 = math.Min(c, e), math.Max(c, e)
 		}
 	}
-	r := int(inherited(p.V, "Rotate").Int64()) % 360
+	r := int(b.rotate.Int64()) % 360
 	if r < 0 {
 		r += 360
 	}
