@@ -62,7 +62,8 @@ func (o ParseOptions) ParseFile(ctx context.Context, path string) (*Document, er
 func noTextLayer(o ParseOptions) error {
 	if o.OCR == nil {
 		return citebook.Errorf(citebook.EINVALID, "PDF file has no text layer (scanned images only); "+
-			"to read it with OCR, install tesseract-ocr (and its language data, e.g. tesseract-ocr-eng) and poppler-utils on the server")
+			"indexing reads such files with OCR when tesseract-ocr (with its language data, e.g. tesseract-ocr-eng) "+
+			"and poppler-utils are installed on the server")
 	}
 	return citebook.Errorf(citebook.EINVALID, "PDF file has no text layer and OCR found no text on its pages")
 }
