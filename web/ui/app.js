@@ -390,7 +390,14 @@ async function showPage(p, cite) {
     note.hidden = false;
     note.textContent = "Page images are off on this server (it needs poppler's pdftoppm); showing the page's text.";
   }
-  if (p.image && state.view === "image") {
+  // A citation with no place on its page (a book indexed before positions
+  // were kept) reads better as marked text than as an unmarked image.
+  const unplaced = cite && cite.book_id === p.book_id && cite.page === p.page && !(cite.boxes || []).some((b) => b.page === p.page);
+  if (p.image && unplaced && state.view === "image") {
+    note.hidden = false;
+    note.textContent = "This passage has no position on the page image; showing the page's text.";
+  }
+  if (p.image && state.view === "image" && !unplaced) {
     toggle.textContent = "Text";
     toggle.setAttribute("aria-pressed", "false");
     try {
