@@ -6,7 +6,7 @@
 const $ = (id) => document.getElementById(id);
 const state = {
   book: null, page: 0, pages: 0, title: "",
-  view: "image", // how PDF pages are shown when the server can draw them: "image" or "text"
+  view: "image", // how PDF pages are shown when the server can draw them: "image", "image!" (chosen) or "text"
   cite: null,    // the citation being read, kept while paging so boxes on the next page show too
   imageURL: "",  // object URL of the page image on screen
   me: null,      // the principal from /v1/me
@@ -393,11 +393,12 @@ async function showPage(p, cite) {
   // A citation with no place on its page (a book indexed before positions
   // were kept) reads better as marked text than as an unmarked image.
   const unplaced = cite && cite.book_id === p.book_id && cite.page === p.page && !(cite.boxes || []).some((b) => b.page === p.page);
-  if (p.image && unplaced && state.view === "image") {
+  const image = state.view === "image!" || (state.view === "image" && !unplaced);
+  if (p.image && !image && state.view === "image") {
     note.hidden = false;
     note.textContent = "This passage has no position on the page image; showing the page's text.";
   }
-  if (p.image && state.view === "image" && !unplaced) {
+  if (p.image && image) {
     toggle.textContent = "Text";
     toggle.setAttribute("aria-pressed", "false");
     try {
@@ -554,7 +555,8 @@ function init() {
     ask(q);
   });
   $("view-toggle").addEventListener("click", () => {
-    state.view = state.view === "image" ? "text" : "image";
+    // "image!" is an explicit choice: images even for unplaced citations.
+    state.view = $("page").className === "image" ? "text" : "image!";
     if (state.last) showPage(state.last, state.cite);
   });
   $("prev").addEventListener("click", () => { if (state.page > 1) openPage(state.book, state.page - 1); });
