@@ -6,11 +6,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -55,13 +58,62 @@ type pageImages struct {
 	r   PageRenderer
 	dir string
 	sem chan struct{}
+
+	mu   sync.Mutex
+	max  int64 // cap on the cache's bytes
+	used int64 // bytes in the cache, -1 until first counted
 }
 
-func newPageImages(r PageRenderer, dataDir string) *pageImages {
+func newPageImages(r PageRenderer, dataDir string, max int64) *pageImages {
 	if r == nil {
 		return nil
 	}
-	return &pageImages{r: r, dir: filepath.Join(dataDir, "cache", "pages"), sem: make(chan struct{}, pageRenders)}
+	return &pageImages{r: r, dir: filepath.Join(dataDir, "cache", "pages"), sem: make(chan struct{}, pageRenders),
+		max: max, used: -1}
+}
+
+// account adds n written bytes and, past the cap, removes the oldest
+// images until the cache is at three quarters of it. The cache is counted
+// once, at the first write; other processes' writes are found at the next
+// trim.
+func (pi *pageImages) account(n int64) {
+	pi.mu.Lock()
+	defer pi.mu.Unlock()
+	if pi.used >= 0 {
+		pi.used += n
+		if pi.used <= pi.max {
+			return
+		}
+	}
+	type entry struct {
+		path string
+		size int64
+		mod  time.Time
+	}
+	var files []entry
+	var total int64
+	filepath.WalkDir(pi.dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".png") {
+			return nil
+		}
+		if info, err := d.Info(); err == nil {
+			files = append(files, entry{path, info.Size(), info.ModTime()})
+			total += info.Size()
+		}
+		return nil
+	})
+	if total > pi.max {
+		sort.Slice(files, func(i, j int) bool { return files[i].mod.Before(files[j].mod) })
+		for _, f := range files {
+			if total <= pi.max*3/4 {
+				break
+			}
+			if os.Remove(f.path) == nil {
+				total -= f.size
+			}
+		}
+	}
+	pi.used = total
 }
 
 // image returns the PNG of page n of the book's source, from the cache when
@@ -102,6 +154,8 @@ func (pi *pageImages) image(ctx context.Context, b citebook.Book, n, width int) 
 			}
 			if werr != nil || cerr != nil || err != nil {
 				os.Remove(tmp.Name())
+			} else {
+				pi.account(int64(len(data)))
 			}
 		}
 	}

@@ -10,12 +10,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/ingest"
 )
 
@@ -145,4 +147,41 @@ func BenchmarkPageImage(b *testing.B) {
 	if bare > 0 {
 		b.Logf("render %v (%.2f× bare pdftoppm %v), cached %v", render, float64(render)/float64(bare), bare, cached)
 	}
+}
+
+// fakeRenderer returns size bytes for any page, to fill the cache quickly.
+type fakeRenderer struct{ size int }
+
+func (f fakeRenderer) RenderPage(context.Context, string, int, int) ([]byte, error) {
+	return bytes.Repeat([]byte{1}, f.size), nil
+}
+
+// TestPageCacheCap: past the cap the oldest images go, down to three
+// quarters of it, and the newest stay.
+func TestPageCacheCap(t *testing.T) {
+	dir := t.TempDir()
+	pi := newPageImages(fakeRenderer{size: 1000}, dir, 10_000)
+	src := filepath.Join(dir, "book.pdf")
+	require.NoError(t, os.WriteFile(src, []byte("%PDF-1.4"), 0o644))
+	b := citebook.Book{ID: "b", Source: src}
+	for n := 1; n <= 25; n++ {
+		_, err := pi.image(context.Background(), b, n, 1000)
+		require.NoError(t, err)
+		time.Sleep(2 * time.Millisecond) // distinct modification times
+	}
+	var total int64
+	var pages []string
+	filepath.WalkDir(pi.dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			info, _ := d.Info()
+			total += info.Size()
+			pages = append(pages, filepath.Base(path))
+		}
+		return nil
+	})
+	require.LessOrEqual(t, total, int64(10_000))
+	require.GreaterOrEqual(t, total, int64(7_000))
+	joined := strings.Join(pages, " ")
+	require.Contains(t, joined, "-p25-", "the newest image stays")
+	require.NotContains(t, joined, "-p1-", "the oldest image went")
 }

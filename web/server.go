@@ -49,6 +49,9 @@ type Config struct {
 	Logger *slog.Logger
 	// Renderer draws page images (optional; without it the reader shows text).
 	Renderer PageRenderer
+	// PageCacheBytes caps the disk cache of page images; the least recently
+	// written are removed past it.
+	PageCacheBytes int64
 }
 
 // Server is the HTTP face of citebook.
@@ -65,6 +68,7 @@ type Server struct {
 const (
 	defaultMaxBody   = 1 << 20
 	defaultMaxUpload = 256 << 20
+	defaultPageCache = 512 << 20 // ~2,500 page images at 1000 px
 )
 
 // New builds the server and registers its metrics on cfg.Registry.
@@ -82,6 +86,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxUpload <= 0 {
 		cfg.MaxUpload = defaultMaxUpload
 	}
+	if cfg.PageCacheBytes <= 0 {
+		cfg.PageCacheBytes = defaultPageCache
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
@@ -90,7 +97,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, metrics: m, limits: newLimiters(cfg.RatePerToken, cfg.RateBurst),
-		pages: newPageImages(cfg.Renderer, cfg.DataDir)}
+		pages: newPageImages(cfg.Renderer, cfg.DataDir, cfg.PageCacheBytes)}
 	s.echo = s.routes()
 	return s, nil
 }
