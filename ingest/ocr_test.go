@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"os"
 	"slices"
 	"strings"
@@ -92,4 +93,45 @@ func TestOCRScannedExcerpt(t *testing.T) {
 		printed = append(printed, c.PrintedStart)
 	}
 	t.Logf("printed pages of chunks: %s", strings.Join(slices.Compact(printed), " "))
+}
+
+// scriptedOCR reads two lines of words off every page but the failing one.
+type scriptedOCR struct{ fail int }
+
+func (s scriptedOCR) PageWords(_ context.Context, _ string, n int) ([]OCRWord, error) {
+	if n == s.fail {
+		return nil, errors.New("tesseract crashed")
+	}
+	var ws []OCRWord
+	// Words differ from page to page, or the lines would pass for running
+	// heads and feet.
+	name := []string{"", "one", "two", "three", "four"}[n]
+	for l, line := range []string{"Scanned page " + name + " says hello", "and " + name + " continues on the next line."} {
+		x := 0.1
+		for _, w := range strings.Fields(line) {
+			y := 0.2 + 0.03*float64(l)
+			ws = append(ws, OCRWord{Text: w, X0: x, Y0: y, X1: x + 0.015*float64(len(w)), Y1: y + 0.02, Line: l})
+			x += 0.015*float64(len(w)) + 0.01
+		}
+	}
+	return ws, nil
+}
+
+// TestOCRPageFailuresAreRecorded: a page OCR cannot read is reported with
+// its reason and the rest of the book is still read.
+func TestOCRPageFailuresAreRecorded(t *testing.T) {
+	var progress []int
+	doc, err := ParseOptions{OCR: scriptedOCR{fail: 2}, Progress: func(done, total int) { progress = append(progress, done) }}.
+		ParseFile(context.Background(), corpus.Path(t, "books/R-intro-scan-excerpt.pdf"))
+	require.NoError(t, err)
+	require.Equal(t, 4, doc.OCR.Pages)
+	require.Equal(t, 3, doc.OCR.Read)
+	require.Equal(t, []PageFailure{{Page: 2, Error: "tesseract crashed"}}, doc.OCR.Failed)
+	require.Equal(t, []int{1, 2, 3, 4}, progress)
+	text := FullText(doc)
+	require.Contains(t, text, "Scanned page three says hello and three continues on the next line.")
+	require.NotContains(t, text, "two")
+
+	_, err = ParseOptions{OCR: scriptedOCR{fail: 0}}.ParseFile(context.Background(), corpus.Path(t, "books/R-intro.pdf"))
+	require.NoError(t, err, "a PDF with a text layer never calls OCR")
 }
