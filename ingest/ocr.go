@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/citebook/citebook"
+	"github.com/ledongthuc/pdf"
 )
 
 // OCRWord is a word read off a page image: its text, its box as fractions
@@ -82,7 +83,7 @@ func (x *pdfExtractor) ocrPages(ctx context.Context, r io.ReaderAt, size int64, 
 		for _, l := range lines {
 			chars += l.chars
 		}
-		if chars == 0 {
+		if chars == 0 && hasImage(x.pages[i]) {
 			todo = append(todo, i)
 		}
 	}
@@ -148,6 +149,28 @@ func (x *pdfExtractor) ocrPages(ctx context.Context, r io.ReaderAt, size int64, 
 	}
 	sort.Slice(rep.Failed, func(a, b int) bool { return rep.Failed[a].Page < rep.Failed[b].Page })
 	return rep, nil
+}
+
+// hasImage reports whether a page draws an image XObject (directly or in a
+// form), so blank pages and pages of vector art are not sent to OCR.
+func hasImage(p pdf.Page) bool {
+	var look func(res pdf.Value, depth int) bool
+	look = func(res pdf.Value, depth int) bool {
+		xo := res.Key("XObject")
+		for _, k := range xo.Keys() {
+			v := xo.Key(k)
+			switch v.Key("Subtype").Name() {
+			case "Image":
+				return true
+			case "Form":
+				if depth < 4 && look(v.Key("Resources"), depth+1) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return look(p.Resources(), 0)
 }
 
 // ocrLines turns OCR words into the lines of a page, through the same

@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -132,6 +133,15 @@ func TestOCRPageFailuresAreRecorded(t *testing.T) {
 	require.Contains(t, text, "Scanned page three says hello and three continues on the next line.")
 	require.NotContains(t, text, "two")
 
-	_, err = ParseOptions{OCR: scriptedOCR{fail: 0}}.ParseFile(context.Background(), corpus.Path(t, "books/R-intro.pdf"))
-	require.NoError(t, err, "a PDF with a text layer never calls OCR")
+	calls := &countingOCR{}
+	_, err = ParseOptions{OCR: calls}.ParseFile(context.Background(), corpus.Path(t, "books/R-intro.pdf"))
+	require.NoError(t, err)
+	require.Zero(t, calls.n.Load(), "a PDF with a text layer (and blank pages) is not sent to OCR")
+}
+
+type countingOCR struct{ n atomic.Int64 }
+
+func (c *countingOCR) PageWords(context.Context, string, int) ([]OCRWord, error) {
+	c.n.Add(1)
+	return nil, nil
 }
