@@ -161,7 +161,7 @@ func buildFrags(glyphs []pdf.Text, fonts map[string]glyphFont) []pdfFrag {
 			if word.text != "" {
 				cur.words = append(cur.words, word)
 			}
-			word = pdfWord{x0: g.X, x1: g.X + w, y0: g.Y - pdfDescent*size, y1: g.Y + pdfAscent*size}
+			word = pdfWord{}
 			newWord = false
 		}
 		word.add(g.X, g.X+w, g.Y-pdfDescent*size, g.Y+pdfAscent*size)
