@@ -348,6 +348,7 @@ function showAnswer(a) {
       citeButton(c, where),
       " ", el("q", {}, c.quote)));
   }
+  prefetchPages(a.citations);
   $("trace-body").textContent = JSON.stringify(a.trace, null, 2);
   $("trace").hidden = false;
 }
@@ -419,8 +420,7 @@ async function showPage(p, cite) {
 // on this page over it in page fractions, so they scale with the image.
 async function renderImage(p, cite) {
   const art = $("page");
-  const width = Math.min(2000, Math.max(200, Math.ceil((art.clientWidth || 600) * (window.devicePixelRatio || 1) / 100) * 100));
-  const res = await fetch("/v1/books/" + enc(p.book_id) + "/pages/" + p.page + ".png?width=" + width, { headers: headers() });
+  const res = await fetch(imageURL(p.book_id, p.page), { headers: headers() });
   if (!res.ok) throw await apiError(res);
   const url = URL.createObjectURL(await res.blob());
   const img = el("img", { alt: "Page " + p.page + " of " + p.title, src: url });
@@ -440,6 +440,28 @@ async function renderImage(p, cite) {
   art.className = "image";
   art.replaceChildren(fig);
   scrollToMark(art, fig.querySelector(".hl"));
+}
+
+// imageURL asks for a page image as wide as the reader can show it (at
+// most 1000 CSS pixels), in the server's 100-pixel steps; it depends only on
+// the window, so images fetched ahead are the ones the reader asks for.
+function imageURL(bookID, page) {
+  const width = Math.min(2000, Math.max(200, Math.ceil(Math.min(window.innerWidth, 1000) * (window.devicePixelRatio || 1) / 100) * 100));
+  return "/v1/books/" + enc(bookID) + "/pages/" + page + ".png?width=" + width;
+}
+
+// prefetchPages draws the cited pages while the answer is read, so opening a
+// citation finds its page image in the browser's and the server's cache.
+function prefetchPages(citations) {
+  const seen = new Set();
+  for (const c of citations) {
+    for (const b of c.boxes || []) {
+      const url = imageURL(c.book_id, b.page);
+      if (seen.has(url) || seen.size >= 4) continue;
+      seen.add(url);
+      fetch(url, { headers: headers() }).catch(() => {});
+    }
+  }
 }
 
 function renderBar(p) {
