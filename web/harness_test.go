@@ -246,6 +246,7 @@ type envOpts struct {
 	maxBody   int64
 	ready     map[string]Check
 	renderer  PageRenderer
+	grants    []acl.Grant // added to the fixture's chapter deny
 }
 
 func newEnv(t testing.TB, o envOpts) *env {
@@ -259,7 +260,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 	// A chapter deny: the "whalers" group may read Moby-Dick except its
 	// first parent's chapter.
 	mobyFirst := lib.parents["moby"][0].HeadingPath
-	resolver := acl.NewResolver(lib, grants{{Tenant: "acme", Subject: "whalers", SubjectKind: acl.SubjectGroup, BookID: "moby", Path: mobyFirst, Effect: acl.Deny}}, lib)
+	resolver := acl.NewResolver(lib, append(grants{{Tenant: "acme", Subject: "whalers", SubjectKind: acl.SubjectGroup, BookID: "moby", Path: mobyFirst, Effect: acl.Deny}}, o.grants...), lib)
 
 	e := &env{lib: lib, reg: prometheus.NewRegistry(), builds: make(chan IndexRequest, 16), tokens: map[string]string{}, dataDir: t.TempDir()}
 	// The metadata database's job history: a CLI build of rintro, and every

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/acl"
 	"github.com/citebook/citebook/ingest"
 )
 
@@ -89,6 +90,30 @@ func TestPageImage(t *testing.T) {
 	var pg page
 	require.NoError(t, json.Unmarshal(data, &pg))
 	require.True(t, pg.Image)
+}
+
+// TestPageImageChapterDeny: a page that prints a section withheld from the
+// caller is not found as an image, as its text is withheld; other pages
+// of the book are served.
+func TestPageImageChapterDeny(t *testing.T) {
+	lib := library(t)
+	var denied citebook.Parent
+	for _, p := range lib.parents["rintro"] {
+		if p.PageStart >= 20 && len(p.HeadingPath) > 0 {
+			denied = p
+			break
+		}
+	}
+	require.NotEmpty(t, denied.ID)
+	e := newEnv(t, envOpts{renderer: poppler(t), grants: []acl.Grant{{Tenant: "acme", Subject: "ahab", SubjectKind: acl.SubjectUser,
+		BookID: "rintro", Path: denied.HeadingPath, Effect: acl.Deny}}})
+	page := "/v1/books/rintro/pages/" + strconv.Itoa(denied.PageStart) + ".png?width=200"
+	res, data := e.do(t, "whaler", "GET", page, nil)
+	require.Equal(t, 404, res.StatusCode, "%s", data)
+	res, _ = e.do(t, "reader", "GET", page, nil)
+	require.Equal(t, 200, res.StatusCode, "readers without the deny see it")
+	res, _ = e.do(t, "whaler", "GET", "/v1/books/rintro/pages/1.png?width=200", nil)
+	require.Equal(t, 200, res.StatusCode, "other pages stay readable")
 }
 
 func TestPageImageWithoutRenderer(t *testing.T) {
