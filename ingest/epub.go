@@ -19,14 +19,6 @@ import (
 	"github.com/citebook/citebook"
 )
 
-// Limits that keep a hostile archive from exhausting memory: EPUBs are
-// mostly text and small images, so real books stay far below them.
-const (
-	epubMaxTotal = 512 << 20 // bytes of all entries, uncompressed
-	epubMaxEntry = 64 << 20  // bytes of one entry we read
-	epubMaxRatio = 100       // uncompressed/compressed size of one large entry
-)
-
 // ParseEPUB reads an EPUB 2 or 3 book: the spine gives reading order, the
 // nav document (or the NCX) gives the chapter tree, and paragraphs are mapped
 // to it by file and fragment anchor so every block carries the heading path
@@ -34,8 +26,13 @@ const (
 // directory entries, everything under one extra top-level folder, a wrong
 // declared language); unsafe paths and zip bombs are refused. Reflowable
 // books have no pages, unless they carry a page list (print page numbers),
-// which then becomes the document's pages and labels.
-func ParseEPUB(ctx context.Context, r io.ReaderAt, size int64) (doc *Document, err error) {
+// which then becomes the document's pages and labels. It works within
+// DefaultLimits; Limits.Parse takes others.
+func ParseEPUB(ctx context.Context, r io.ReaderAt, size int64) (*Document, error) {
+	return parseEPUB(ctx, r, size, DefaultLimits())
+}
+
+func parseEPUB(ctx context.Context, r io.ReaderAt, size int64, lim Limits) (doc *Document, err error) {
 	defer guard(citebook.FormatEPUB, &err)
 	if size == 0 {
 		return nil, citebook.Errorf(citebook.EINVALID, "empty file")
@@ -44,7 +41,7 @@ func ParseEPUB(ctx context.Context, r io.ReaderAt, size int64) (doc *Document, e
 	if err != nil {
 		return nil, citebook.Wrap(err, citebook.EINVALID, "not a valid EPUB: the zip archive cannot be read")
 	}
-	a, err := openArchive(zr)
+	a, err := openArchive(zr, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -63,13 +60,15 @@ func ParseEPUB(ctx context.Context, r io.ReaderAt, size int64) (doc *Document, e
 // archive is a validated view of the zip: entries by cleaned name, with the
 // single top-level folder some broken packagers add stripped away.
 type archive struct {
+	lim    Limits // the archive sizes and ratio that keep a zip bomb out
 	files  map[string]*zip.File
 	lower  map[string]*zip.File
 	prefix string
 }
 
-func openArchive(zr *zip.Reader) (*archive, error) {
-	a := &archive{files: map[string]*zip.File{}, lower: map[string]*zip.File{}}
+func openArchive(zr *zip.Reader, lim Limits) (*archive, error) {
+	lim = lim.withDefaults()
+	a := &archive{lim: lim, files: map[string]*zip.File{}, lower: map[string]*zip.File{}}
 	var total uint64
 	for _, f := range zr.File {
 		name := strings.ReplaceAll(f.Name, "\\", "/")
@@ -80,11 +79,11 @@ func openArchive(zr *zip.Reader) (*archive, error) {
 			continue
 		}
 		total += f.UncompressedSize64
-		if total > epubMaxTotal {
-			return nil, citebook.Errorf(citebook.EINVALID, "EPUB unpacks to more than %d MiB", epubMaxTotal>>20)
+		if total > uint64(lim.MaxArchiveBytes) {
+			return nil, citebook.Errorf(citebook.EINVALID, "EPUB unpacks to more than %d MiB", lim.MaxArchiveBytes>>20)
 		}
-		if f.UncompressedSize64 > 1<<20 && f.UncompressedSize64 > epubMaxRatio*f.CompressedSize64 {
-			return nil, citebook.Errorf(citebook.EINVALID, "EPUB entry %q is compressed more than %d:1; refusing a possible zip bomb", f.Name, epubMaxRatio)
+		if f.UncompressedSize64 > 1<<20 && f.UncompressedSize64 > uint64(lim.MaxRatio)*f.CompressedSize64 {
+			return nil, citebook.Errorf(citebook.EINVALID, "EPUB entry %q is compressed more than %d:1; refusing a possible zip bomb", f.Name, lim.MaxRatio)
 		}
 		name = path.Clean(strings.TrimPrefix(name, "./"))
 		a.files[name] = f
@@ -121,7 +120,7 @@ func (a *archive) find(name string) *zip.File {
 }
 
 // read returns an entry's bytes, refusing entries larger than they claim or
-// than epubMaxEntry.
+// than the per-stream budget.
 func (a *archive) read(name string) ([]byte, error) {
 	f := a.find(name)
 	if f == nil {
@@ -134,7 +133,7 @@ func (a *archive) read(name string) ([]byte, error) {
 	defer rc.Close()
 	// Declared sizes come from the attacker too: also bound the output by
 	// the compressed size, so a forged header cannot hide a bomb.
-	limit := min(f.UncompressedSize64, epubMaxEntry, f.CompressedSize64*epubMaxRatio+64<<10)
+	limit := min(f.UncompressedSize64, uint64(a.lim.MaxStreamBytes), f.CompressedSize64*uint64(a.lim.MaxRatio)+64<<10)
 	data, err := io.ReadAll(io.LimitReader(rc, int64(limit)+1))
 	if err != nil {
 		return nil, citebook.Wrap(err, citebook.EINVALID, "EPUB entry %s is corrupt", name)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"sort"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/citebook/citebook"
@@ -41,8 +42,11 @@ type PageFailure struct {
 	Error string `json:"error"`
 }
 
-// ParseOptions are the optional collaborators of a parse.
+// ParseOptions are a parse's limits and its optional collaborators.
 type ParseOptions struct {
+	// Limits bound the parse. With OCR, a zero Timeout means
+	// DefaultOCRTimeout: Tesseract takes seconds a page.
+	Limits Limits
 	// OCR reads image-only PDF pages; nil refuses PDFs without a text
 	// layer, as before.
 	OCR OCR
@@ -53,10 +57,18 @@ type ParseOptions struct {
 	path string
 }
 
-// ParseFile parses the book at path with these options.
-func (o ParseOptions) ParseFile(ctx context.Context, path string) (*Document, error) {
-	o.path = path
-	return parseFile(ctx, path, o)
+// DefaultOCRTimeout bounds a parse that reads pages by OCR, unless
+// Limits.Timeout says otherwise: a few hundred scanned pages at a few
+// seconds each.
+const DefaultOCRTimeout = time.Hour
+
+// limits are the options' Limits with defaults, the OCR timeout included.
+func (o ParseOptions) limits() Limits {
+	l := o.Limits
+	if o.OCR != nil && l.Timeout <= 0 {
+		l.Timeout = DefaultOCRTimeout
+	}
+	return l.withDefaults()
 }
 
 // noTextLayer is the refusal of a PDF without text, saying how to read it.
@@ -83,7 +95,7 @@ func (x *pdfExtractor) ocrPages(ctx context.Context, r io.ReaderAt, size int64, 
 		for _, l := range lines {
 			chars += l.chars
 		}
-		if chars == 0 && hasImage(x.pages[i]) {
+		if chars == 0 && x.hasImage(i) {
 			todo = append(todo, i)
 		}
 	}
@@ -151,9 +163,9 @@ func (x *pdfExtractor) ocrPages(ctx context.Context, r io.ReaderAt, size int64, 
 	return rep, nil
 }
 
-// hasImage reports whether a page draws an image XObject (directly or in a
+// hasImage reports whether page i draws an image XObject (directly or in a
 // form), so blank pages and pages of vector art are not sent to OCR.
-func hasImage(p pdf.Page) bool {
+func (x *pdfExtractor) hasImage(i int) bool {
 	var look func(res pdf.Value, depth int) bool
 	look = func(res pdf.Value, depth int) bool {
 		xo := res.Key("XObject")
@@ -170,7 +182,11 @@ func hasImage(p pdf.Page) bool {
 		}
 		return false
 	}
-	return look(p.Resources(), 0)
+	res := x.pages[i].V.Key("Resources")
+	if res.IsNull() && i < len(x.inherited) {
+		res = x.inherited[i]
+	}
+	return look(res, 0)
 }
 
 // ocrLines turns OCR words into the lines of a page, through the same

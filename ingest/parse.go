@@ -15,26 +15,46 @@ import (
 	"github.com/citebook/citebook"
 )
 
-// MaxFileSize bounds what Parse accepts, so one upload cannot exhaust memory
-// (text formats are read whole).
-const MaxFileSize = 512 << 20
-
 // supported is the list users see when a format is refused.
 const supported = "PDF, EPUB, Markdown (.md, .markdown) and plain text (.txt)"
 
-// Parse detects the format of a book and parses it. Magic bytes win over the
-// name (a PDF called .txt is still a PDF); the extension decides between
-// text formats. name is only used for its extension and in messages.
+// Parse detects the format of a book and parses it within DefaultLimits.
 func Parse(ctx context.Context, name string, r io.ReaderAt, size int64) (*Document, error) {
-	return parse(ctx, name, r, size, ParseOptions{})
+	return Limits{}.Parse(ctx, name, r, size)
 }
 
-func parse(ctx context.Context, name string, r io.ReaderAt, size int64, o ParseOptions) (*Document, error) {
+// ParseFile parses the book at path within DefaultLimits.
+func ParseFile(ctx context.Context, path string) (*Document, error) {
+	return Limits{}.ParseFile(ctx, path)
+}
+
+// Parse detects the format of a book and parses it within l. Magic bytes
+// win over the name (a PDF called .txt is still a PDF); the extension
+// decides between text formats. name is only used for its extension and in
+// messages. The parse stops at l.Timeout or when ctx ends.
+func (l Limits) Parse(ctx context.Context, name string, r io.ReaderAt, size int64) (*Document, error) {
+	return ParseOptions{Limits: l}.Parse(ctx, name, r, size)
+}
+
+// Parse is Limits.Parse with the options' collaborators (OCR).
+func (o ParseOptions) Parse(ctx context.Context, name string, r io.ReaderAt, size int64) (*Document, error) {
+	l := o.limits()
+	ctx, cancel := l.withDeadline(ctx)
+	defer cancel()
+	doc, err := o.parse(ctx, l, name, r, size)
+	if err != nil && ctx.Err() != nil {
+		// Whatever broke last, the deadline or the cancellation is the cause.
+		return nil, l.deadlineError(ctx)
+	}
+	return doc, err
+}
+
+func (o ParseOptions) parse(ctx context.Context, l Limits, name string, r io.ReaderAt, size int64) (*Document, error) {
 	if size == 0 {
 		return nil, citebook.Errorf(citebook.EINVALID, "empty file")
 	}
-	if size > MaxFileSize {
-		return nil, citebook.Errorf(citebook.ETOOLARGE, "file is larger than %d MiB", MaxFileSize>>20)
+	if size > l.MaxFileSize {
+		return nil, citebook.Errorf(citebook.ETOOLARGE, "file is larger than %d MiB", l.MaxFileSize>>20)
 	}
 	head := make([]byte, min(size, 1024))
 	if _, err := r.ReadAt(head, 0); err != nil && !errors.Is(err, io.EOF) {
@@ -46,26 +66,29 @@ func parse(ctx context.Context, name string, r io.ReaderAt, size int64, o ParseO
 	}
 	switch format {
 	case citebook.FormatPDF:
-		return parsePDF(ctx, r, size, o)
+		return parsePDF(ctx, r, size, l, o)
 	case citebook.FormatEPUB:
-		return ParseEPUB(ctx, r, size)
+		return parseEPUB(ctx, r, size, l)
 	}
 	data := make([]byte, size)
 	if _, err := r.ReadAt(data, 0); err != nil && !errors.Is(err, io.EOF) {
 		return nil, citebook.Wrap(err, citebook.EINVALID, "cannot read file")
 	}
+	data = decodeBOM(data)
 	if format == citebook.FormatMarkdown {
 		return ParseMarkdown(ctx, data)
 	}
 	return ParseText(ctx, data)
 }
 
-// ParseFile parses the book at path.
-func ParseFile(ctx context.Context, path string) (*Document, error) {
-	return parseFile(ctx, path, ParseOptions{})
+// ParseFile parses the book at path within l.
+func (l Limits) ParseFile(ctx context.Context, path string) (*Document, error) {
+	return ParseOptions{Limits: l}.ParseFile(ctx, path)
 }
 
-func parseFile(ctx context.Context, path string, o ParseOptions) (*Document, error) {
+// ParseFile parses the book at path with these options.
+func (o ParseOptions) ParseFile(ctx context.Context, path string) (*Document, error) {
+	o.path = path
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, citebook.Errorf(citebook.ENOTFOUND, "file not found: %s", path)
@@ -80,7 +103,7 @@ func parseFile(ctx context.Context, path string, o ParseOptions) (*Document, err
 	if st.IsDir() {
 		return nil, citebook.Errorf(citebook.EINVALID, "%s is a directory, not a book", path)
 	}
-	return parse(ctx, filepath.Base(path), f, st.Size(), o)
+	return o.Parse(ctx, filepath.Base(path), f, st.Size())
 }
 
 func detectFormat(name string, head []byte, r io.ReaderAt, size int64) (citebook.Format, error) {
@@ -100,12 +123,14 @@ func detectFormat(name string, head []byte, r io.ReaderAt, size int64) (citebook
 		return "", citebook.Errorf(citebook.EINVALID, "%s is named .pdf but is not a PDF file", name)
 	case ".epub":
 		return "", citebook.Errorf(citebook.EINVALID, "%s is named .epub but is not a zip archive", name)
-	case ".md", ".markdown", ".mdown", ".mkd":
-		return citebook.FormatMarkdown, nil
-	case ".txt", ".text", "":
-		if textual(head) {
+	case ".md", ".markdown", ".mdown", ".mkd", ".txt", ".text", "":
+		if !hasUTF16BOM(head) && !textual(head) {
+			return "", citebook.Errorf(citebook.EINVALID, "%s is a binary file, not text; citebook reads %s", name, supported)
+		}
+		if ext == ".txt" || ext == ".text" || ext == "" {
 			return citebook.FormatText, nil
 		}
+		return citebook.FormatMarkdown, nil
 	}
 	return "", citebook.Errorf(citebook.EINVALID, "unsupported format %q; citebook reads %s", ext, supported)
 }

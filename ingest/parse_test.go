@@ -5,8 +5,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf16"
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/internal/corpus"
@@ -37,7 +39,13 @@ func TestParseDispatch(t *testing.T) {
 		{name: "fake.pdf", data: []byte("not really"), code: citebook.EINVALID, msg: "not a PDF"},
 		{name: "fake.epub", data: []byte("not really"), code: citebook.EINVALID, msg: "not a zip"},
 		{name: "archive.zip", data: zipOf(t, "a.txt", "hello"), code: citebook.EINVALID, msg: "not an EPUB"},
-		{name: "binary.txt", data: []byte("\x00\x01\x02binary"), code: citebook.EINVALID, msg: "unsupported format"},
+		{name: "binary.txt", data: []byte("\x00\x01\x02binary"), code: citebook.EINVALID, msg: "binary file"},
+		{name: "nul.txt", data: []byte("Text\x00 with a NUL byte in it\n"), code: citebook.EINVALID, msg: "binary file"},
+		{name: "late-nul.txt", data: append(bytes.Repeat([]byte("Plain words. "), 200), 0, 1, 2), code: citebook.EINVALID, msg: "binary file"},
+		{name: "binary.md", data: []byte("\x7fELF\x02\x01\x01\x00\x00\x00"), code: citebook.EINVALID, msg: "binary file"},
+		{name: "utf16le.txt", data: utf16Text(false, "Chapter 1\n\nCafé au lait, naïve façade.\n"), format: citebook.FormatText},
+		{name: "utf16be.txt", data: utf16Text(true, "Chapter 1\n\nCafé au lait, naïve façade.\n"), format: citebook.FormatText},
+		{name: "utf16.md", data: utf16Text(false, "# Café\n\nNaïve façade.\n"), format: citebook.FormatMarkdown},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,5 +86,82 @@ func TestParseFile(t *testing.T) {
 	}
 	if _, err := ParseFile(context.Background(), t.TempDir()); citebook.ErrorCode(err) != citebook.EINVALID {
 		t.Errorf("directory: %v", err)
+	}
+}
+
+// utf16Text encodes s as UTF-16 with a byte-order mark, as Windows
+// Notepad saves "Unicode" text.
+func utf16Text(bigEndian bool, s string) []byte {
+	var b []byte
+	put := func(u uint16) {
+		if bigEndian {
+			b = append(b, byte(u>>8), byte(u))
+		} else {
+			b = append(b, byte(u), byte(u>>8))
+		}
+	}
+	put(0xfeff)
+	for _, u := range utf16.Encode([]rune(s)) {
+		put(u)
+	}
+	return b
+}
+
+func TestParseUTF16Text(t *testing.T) {
+	for _, be := range []bool{false, true} {
+		data := utf16Text(be, "Chapter 1\n\nCafé au lait, naïve façade.\n")
+		doc, err := Parse(context.Background(), "u.txt", bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := FullText(doc); !strings.Contains(got, "Café au lait, naïve façade.") {
+			t.Errorf("big endian %v: text %q", be, got)
+		}
+	}
+}
+
+// TestSniff: plainly bad uploads are refused by the cheap check with the
+// error the parse would end with; good books pass it.
+func TestSniff(t *testing.T) {
+	text := "BT /F1 12 Tf 72 700 Td (A page.) Tj ET"
+	page := []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+		"<< /Length " + strconv.Itoa(len(text)) + " >>\nstream\n" + text + "\nendstream",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+	}
+	good := buildPDF(page, "")
+	cases := []struct {
+		name string
+		data []byte
+		code string
+		msg  string
+	}{
+		{"book.pdf", good, "", ""},
+		{"notes.md", []byte("# Notes\n\nSome text.\n"), "", ""},
+		{"u.txt", utf16Text(false, "Hello\n"), "", ""},
+		{"empty.pdf", nil, citebook.EINVALID, "empty"},
+		{"image.png", []byte("\x89PNG\r\n\x1a\n\x00\x00"), citebook.EINVALID, "unsupported format"},
+		{"b.txt", []byte("a\x00b\x00c\x00"), citebook.EINVALID, "binary file"},
+		{"fake.pdf", []byte("hello"), citebook.EINVALID, "not a PDF"},
+		{"truncated.pdf", good[:len(good)/2], citebook.EINVALID, "truncated"},
+		{"locked.pdf", buildPDF(page, "/Encrypt << /Filter /Standard /V 1 /R 2 /O <00> /U <00> /P -4 >> /ID [<0102> <0102>]"), citebook.EINVALID, "encrypted"},
+		{"archive.zip", zipOf(t, "a.txt", "hello"), citebook.EINVALID, "not an EPUB"},
+		{"broken.epub", []byte("PK\x03\x04 not really a zip"), citebook.EINVALID, "EPUB"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := Sniff(context.Background(), c.name, bytes.NewReader(c.data), int64(len(c.data)))
+			if c.code == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if citebook.ErrorCode(err) != c.code || !strings.Contains(citebook.ErrorMessage(err), c.msg) {
+				t.Fatalf("err %v, want %s mentioning %q", err, c.code, c.msg)
+			}
+		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
 
 	"github.com/citebook/citebook"
 	"github.com/ledongthuc/pdf"
@@ -24,20 +25,37 @@ import (
 //
 // Files that cannot be read (empty, truncated, encrypted, image-only) are
 // EINVALID errors; malformed content never panics.
-func ParsePDF(ctx context.Context, r io.ReaderAt, size int64) (doc *Document, err error) {
-	return parsePDF(ctx, r, size, ParseOptions{})
+//
+// ParsePDF works within DefaultLimits; Limits.Parse takes others.
+func ParsePDF(ctx context.Context, r io.ReaderAt, size int64) (*Document, error) {
+	l := DefaultLimits()
+	ctx, cancel := l.withDeadline(ctx)
+	defer cancel()
+	doc, err := parsePDF(ctx, r, size, l, ParseOptions{})
+	if err != nil && ctx.Err() != nil {
+		return nil, l.deadlineError(ctx)
+	}
+	return doc, err
 }
 
-// parsePDF is ParsePDF with options: with OCR, image-only pages are read
-// from their images instead of refusing the file.
-func parsePDF(ctx context.Context, r io.ReaderAt, size int64, o ParseOptions) (doc *Document, err error) {
+// parsePDF parses within lim until ctx ends. Every read of the file checks
+// ctx, so even work inside the PDF library stops; a limit passed or the end
+// of ctx is reported rather than the damage it left behind.
+//
+// With o.OCR, pages without text are read from their images instead of
+// refusing the file.
+func parsePDF(ctx context.Context, r io.ReaderAt, size int64, lim Limits, o ParseOptions) (doc *Document, err error) {
+	budget := newDocBudget(ctx, lim)
 	defer func() {
 		if err != nil {
+			if berr := budget.check(); berr != nil {
+				err = berr
+			}
 			doc = nil
 		}
 	}()
 	defer guard(citebook.FormatPDF, &err)
-	x, err := openPDFReader(r, size)
+	x, err := openPDFReader(ctxReaderAt{ctx: ctx, r: r}, size, budget)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +65,7 @@ func parsePDF(ctx context.Context, r io.ReaderAt, size int64, o ParseOptions) (d
 
 // newPDFExtractor checks the file is a readable PDF and indexes its pages.
 func newPDFExtractor(r io.ReaderAt, size int64) (*pdfExtractor, error) {
-	x, err := openPDFReader(r, size)
+	x, err := openPDFReader(r, size, newDocBudget(context.Background(), Limits{}))
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +76,14 @@ func newPDFExtractor(r io.ReaderAt, size int64) (*pdfExtractor, error) {
 }
 
 // openPDFReader checks the file is a readable PDF; its pages are not indexed yet.
-func openPDFReader(r io.ReaderAt, size int64) (*pdfExtractor, error) {
+func openPDFReader(r io.ReaderAt, size int64, budget *docBudget) (*pdfExtractor, error) {
+	return openPDFChecked(r, size, budget, true)
+}
+
+// openPDFChecked opens the file for the library after checking its structure;
+// deep also inflates the object streams within the budget, which reads the
+// whole file (a parse does; the upload sniff does not).
+func openPDFChecked(r io.ReaderAt, size int64, budget *docBudget, deep bool) (*pdfExtractor, error) {
 	if size <= 0 {
 		return nil, citebook.Errorf(citebook.EINVALID, "PDF file is empty")
 	}
@@ -67,44 +92,77 @@ func openPDFReader(r io.ReaderAt, size int64) (*pdfExtractor, error) {
 	if !bytes.Contains(head[:n], []byte("%PDF-")) {
 		return nil, citebook.Errorf(citebook.EINVALID, "not a PDF file: no %%PDF header")
 	}
+	if err := checkXrefSections(r, size); err != nil {
+		return nil, err
+	}
+	if deep {
+		if err := checkObjectStreams(r, size, budget); err != nil {
+			return nil, err
+		}
+	}
 	rd, err := pdf.NewReader(r, size)
+	if err != nil && !errors.Is(err, pdf.ErrInvalidPassword) && hasEncryptDict(r, size) {
+		// AES-256 (V5), which the library does not decrypt.
+		if data, derr := decryptAES256(r, size); derr == nil {
+			if deep {
+				if err := checkObjectStreams(bytes.NewReader(data), size, budget); err != nil {
+					return nil, err
+				}
+			}
+			var plain io.ReaderAt = bytes.NewReader(data)
+			if cr, ok := r.(ctxReaderAt); ok {
+				plain = ctxReaderAt{ctx: cr.ctx, r: plain}
+			}
+			rd, err = pdf.NewReader(plain, size)
+		} else if errors.Is(derr, errPDFPassword) {
+			err = derr
+		}
+	}
 	if err != nil {
 		switch {
-		case errors.Is(err, pdf.ErrInvalidPassword) || strings.Contains(err.Error(), "encrypt") || hasEncryptDict(r, size):
+		case errors.Is(err, pdf.ErrInvalidPassword) || errors.Is(err, errPDFPassword) || strings.Contains(err.Error(), "encrypt") || hasEncryptDict(r, size):
 			return nil, citebook.Wrap(err, citebook.EINVALID, "PDF file is encrypted; remove the password and upload it again")
 		case strings.Contains(err.Error(), "EOF"), strings.Contains(err.Error(), "startxref"):
 			return nil, citebook.Wrap(err, citebook.EINVALID, "PDF file is truncated or corrupt")
 		}
 		return nil, citebook.Wrap(err, citebook.EINVALID, "PDF file is corrupt")
 	}
-	return &pdfExtractor{r: rd, root: rd.Trailer().Key("Root"), glyphCache: newFontCache()}, nil
+	return &pdfExtractor{r: rd, root: rd.Trailer().Key("Root"), glyphCache: newFontCacheBudget(budget), budget: budget}, nil
 }
 
 // hasEncryptDict looks for an /Encrypt entry near the end of the file, where
-// the trailer lives, so a failure to open an encrypted file is reported as
-// encryption rather than corruption.
+// the trailer lives, or near its start, where a linearized file's
+// first-page trailer does, so a failure to open an encrypted file is
+// reported (and handled) as encryption rather than corruption.
 func hasEncryptDict(r io.ReaderAt, size int64) bool {
 	n := min(size, 64<<10)
-	tail := make([]byte, n)
-	m, _ := r.ReadAt(tail, size-n)
-	return bytes.Contains(tail[:m], []byte("/Encrypt"))
+	buf := make([]byte, n)
+	for _, off := range []int64{size - n, 0} {
+		m, _ := r.ReadAt(buf, off)
+		if bytes.Contains(buf[:m], []byte("/Encrypt")) {
+			return true
+		}
+	}
+	return false
 }
-
-// maxPDFPages bounds the pages read from one file, so a hostile page tree
-// cannot make a parse unbounded.
-const maxPDFPages = 20000
 
 // pdfExtractor holds the state of one ParsePDF call.
 type pdfExtractor struct {
-	r         *pdf.Reader
-	root      pdf.Value
-	pages     []pdf.Page
+	r     *pdf.Reader
+	root  pdf.Value
+	pages []pdf.Page
+	// inherited holds each page's resources from its ancestors, found on
+	// the walk: Page.Resources climbs the /Parent chain instead, resolving
+	// (and re-parsing) every ancestor with all its kids, per page.
+	inherited []pdf.Value
 	pageByRef map[string]int // "12 0 R" → physical page, for outline destinations
 	names     *nameNode      // the /Dests name tree, loaded as it is searched
 	// glyphCache decodes page text with the document's fonts parsed once.
 	glyphCache *fontCache
 	// badPages counts pages whose content stream could not be read whole.
 	badPages atomic.Int64
+	// budget bounds the document's decoding, operators and text.
+	budget *docBudget
 	// frames are the pages' visible areas, read during the page-tree walk
 	// where inherited boxes cost nothing to carry down.
 	frames []pageFrame
@@ -117,28 +175,43 @@ type pdfExtractor struct {
 // glyphs is the one place page text is decoded. A page whose content stream
 // breaks part-way keeps the glyphs read before the break: one damaged page
 // should not make a whole book unreadable.
-func (x *pdfExtractor) glyphs(p pdf.Page) []pdf.Text {
-	g, err := x.glyphCache.pageGlyphs(p)
+// A limit passed stops the document instead: glyphs returns its error.
+func (x *pdfExtractor) glyphs(i int) ([]pdf.Text, error) {
+	var inherited pdf.Value
+	if i < len(x.inherited) {
+		inherited = x.inherited[i]
+	}
+	g, err := x.glyphCache.pageGlyphsShared(x.pages[i], inherited)
+	if berr := x.budget.check(); berr != nil {
+		return nil, berr
+	}
 	if err != nil {
 		x.badPages.Add(1)
 	}
-	return g
+	n := 0
+	for _, t := range g {
+		n += len(t.S)
+	}
+	if err := x.budget.addText(int64(n)); err != nil {
+		return nil, err
+	}
+	return g, nil
 }
 
 // loadPages walks the page tree once, recording each page and the reference
 // that names it.
 func (x *pdfExtractor) loadPages() error {
 	x.pageByRef = map[string]int{}
-	var walk func(node pdf.Value, ref string, depth int, inh pageBoxes)
+	var walk func(node pdf.Value, ref string, depth int, inherited pdf.Value, inh pageBoxes)
 	// A malformed tree may list a node twice or contain a cycle; each
 	// reference is visited once and the walk stops at the declared count.
 	limit := int(x.root.Key("Pages").Key("Count").Int64())
-	if limit <= 0 || limit > maxPDFPages {
-		limit = maxPDFPages
+	if maxPages := int(x.budget.lim.MaxPages); limit <= 0 || limit > maxPages {
+		limit = maxPages
 	}
 	seen := map[string]bool{}
 	visits := 0
-	walk = func(node pdf.Value, ref string, depth int, inh pageBoxes) {
+	walk = func(node pdf.Value, ref string, depth int, inherited pdf.Value, inh pageBoxes) {
 		visits++
 		if depth > 64 || len(x.pages) >= limit || visits > 4*limit+64 {
 			return
@@ -151,13 +224,16 @@ func (x *pdfExtractor) loadPages() error {
 		}
 		kids := node.Key("Kids")
 		if node.Key("Type").Name() == "Pages" || kids.Kind() == pdf.Array && node.Key("Type").Name() != "Page" {
+			if r := node.Key("Resources"); !r.IsNull() {
+				inherited = r
+			}
 			refs := refKeys(kids)
 			for i := 0; i < kids.Len(); i++ {
 				r := ""
 				if len(refs) == kids.Len() {
 					r = refs[i]
 				}
-				walk(kids.Index(i), r, depth+1, inh.inherit(node))
+				walk(kids.Index(i), r, depth+1, inherited, inh.inherit(node))
 			}
 			return
 		}
@@ -165,12 +241,13 @@ func (x *pdfExtractor) loadPages() error {
 			return
 		}
 		x.pages = append(x.pages, pdf.Page{V: node})
+		x.inherited = append(x.inherited, inherited)
 		x.frames = append(x.frames, inh.inherit(node).frame())
 		if ref != "" {
 			x.pageByRef[ref] = len(x.pages)
 		}
 	}
-	walk(x.root.Key("Pages"), "", 0, pageBoxes{})
+	walk(x.root.Key("Pages"), "", 0, pdf.Value{}, pageBoxes{})
 	if len(x.pages) == 0 {
 		return citebook.Errorf(citebook.EINVALID, "PDF file has no pages")
 	}
@@ -334,7 +411,12 @@ func (x *pdfExtractor) layoutPages(ctx context.Context) ([][]pdfLine, error) {
 					errs[w] = err
 					return
 				}
-				out[i] = layoutPage(x.glyphs(x.pages[i]), fonts)
+				g, err := x.glyphs(i)
+				if err != nil {
+					errs[w] = err
+					return
+				}
+				out[i] = layoutPage(g, fonts)
 				normalizeLines(out[i], x.frames[i])
 			}
 		}()
@@ -352,7 +434,7 @@ func (x *pdfExtractor) layoutPages(ctx context.Context) ([][]pdfLine, error) {
 // title prefers the document information title and falls back to the
 // largest text near the top of the first page with text.
 func (x *pdfExtractor) title(pageLines [][]pdfLine, body float64) string {
-	t := strings.Join(strings.Fields(x.r.Trailer().Key("Info").Key("Title").Text()), " ")
+	t := strings.Join(strings.Fields(pdfText(x.r.Trailer().Key("Info").Key("Title"))), " ")
 	l := strings.ToLower(t)
 	if t != "" && !strings.HasSuffix(l, ".dvi") && !strings.HasSuffix(l, ".doc") && !strings.HasSuffix(l, ".docx") &&
 		!strings.HasSuffix(l, ".tex") && !strings.HasPrefix(l, "microsoft word") && l != "untitled" {
@@ -396,4 +478,15 @@ func bodySize(pageLines [][]pdfLine) float64 {
 		}
 	}
 	return best
+}
+
+// pdfText is a text string with control characters made spaces: the
+// library leaves AES-128 padding (bytes 1–16) on the strings it decrypts.
+func pdfText(v pdf.Value) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, v.Text())
 }

@@ -2,9 +2,11 @@ package ingest
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -30,13 +32,92 @@ import (
 // It is safe for concurrent use by several goroutines reading pages of the
 // same document.
 type fontCache struct {
+	// budget bounds what the document's streams decode to and how many
+	// operators its pages run.
+	budget *docBudget
+
 	mu    sync.Mutex
 	fonts map[string]*pdfFont
+	// shared holds the glyphs of content drawn by more than one page, keyed
+	// by content stream and resources: the first page seen only marks its
+	// key (a nil entry), so ordinary books, one stream per page, keep
+	// nothing, while a stream every page draws is decoded and run once.
+	shared map[string]*sharedGlyphs
 }
 
-// newFontCache returns an empty cache for one document.
+type sharedGlyphs struct {
+	once   sync.Once
+	glyphs []pdf.Text
+	err    error
+}
+
+// newFontCache returns an empty cache for one document, within the default
+// limits and without a deadline.
 func newFontCache() *fontCache {
-	return &fontCache{fonts: make(map[string]*pdfFont)}
+	return newFontCacheBudget(newDocBudget(context.Background(), Limits{}))
+}
+
+func newFontCacheBudget(b *docBudget) *fontCache {
+	return &fontCache{budget: b, fonts: make(map[string]*pdfFont), shared: make(map[string]*sharedGlyphs)}
+}
+
+// readStream decodes one stream within the document's budget. It never
+// panics; a broken stream returns what was decoded before the break.
+func (c *fontCache) readStream(v pdf.Value) (b []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	rc := v.Reader()
+	defer rc.Close()
+	return io.ReadAll(c.budget.reader(rc))
+}
+
+// readStreamData is readStream for callers that make do with partial data
+// (fonts, CMaps, forms); limit errors stay recorded in the budget.
+func (c *fontCache) readStreamData(v pdf.Value) []byte {
+	b, _ := c.readStream(v)
+	return b
+}
+
+// streamReader decodes a stream, as fontCache.readStreamData does.
+type streamReader func(pdf.Value) []byte
+
+// pageGlyphsShared is pageGlyphs for pages of a document: content several
+// pages share is decoded and interpreted once. Callers get their own copy.
+// inherited are the resources the page's ancestors give it. What a page
+// draws is identified by its content stream(s) (a stream prints as its
+// header and file offset, an array as its references) and its resources.
+func (c *fontCache) pageGlyphsShared(p pdf.Page, inherited pdf.Value) ([]pdf.Text, error) {
+	res, key, err := func() (res pdf.Value, key string, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = citebook.Wrap(fmt.Errorf("%v", r), citebook.EINVALID, "unreadable PDF page")
+			}
+		}()
+		if res = p.V.Key("Resources"); res.IsNull() {
+			res = inherited
+		}
+		return res, p.V.Key("Contents").String() + "\x00" + res.String(), nil
+	}()
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	e, seen := c.shared[key]
+	if seen && e == nil {
+		e = &sharedGlyphs{}
+		c.shared[key] = e
+	} else if !seen {
+		c.shared[key] = nil
+	}
+	c.mu.Unlock()
+	if e == nil {
+		return c.pageGlyphsRes(p, res)
+	}
+	e.once.Do(func() { e.glyphs, e.err = c.pageGlyphsRes(p, res) })
+	return slices.Clone(e.glyphs), e.err
 }
 
 // pageGlyphs returns the page's glyphs in content-stream order (including
@@ -47,6 +128,25 @@ func newFontCache() *fontCache {
 // are not returned but still advance the pen. It never panics: a malformed
 // page yields an error (with whatever glyphs were read before it).
 func (c *fontCache) pageGlyphs(p pdf.Page) (glyphs []pdf.Text, err error) {
+	var res pdf.Value
+	if !p.V.IsNull() {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					err = citebook.Wrap(fmt.Errorf("%v", r), citebook.EINVALID, "unreadable PDF page resources")
+				}
+			}()
+			res = p.Resources()
+		}()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c.pageGlyphsRes(p, res)
+}
+
+// pageGlyphsRes is pageGlyphs with the page's resources already found.
+func (c *fontCache) pageGlyphsRes(p pdf.Page, res pdf.Value) (glyphs []pdf.Text, err error) {
 	in := &csInterp{cache: c}
 	defer func() {
 		if r := recover(); r != nil {
@@ -62,19 +162,30 @@ func (c *fontCache) pageGlyphs(p pdf.Page) (glyphs []pdf.Text, err error) {
 	var readErr error
 	switch contents.Kind() {
 	case pdf.Stream:
-		data, readErr = io.ReadAll(contents.Reader())
+		data, readErr = c.readStream(contents)
 	case pdf.Array:
 		var buf bytes.Buffer
 		for i := 0; i < contents.Len() && readErr == nil; i++ {
-			_, readErr = buf.ReadFrom(contents.Index(i).Reader())
+			var part []byte
+			part, readErr = c.readStream(contents.Index(i))
+			buf.Write(part)
 			buf.WriteByte('\n')
 		}
 		data = buf.Bytes()
 	default:
 		return nil, nil
 	}
-	in.out = make([]pdf.Text, 0, len(data)/8)
-	in.run(data, newCSResources(p.Resources()), csIdentity, 0)
+	if err := c.budget.check(); err != nil {
+		return nil, err
+	}
+	in.out = make([]pdf.Text, 0, min(len(data)/8, 1<<16))
+	in.run(data, newCSResources(res), csIdentity, 0)
+	if in.err == nil {
+		in.err = c.budget.addOps(in.ops % csOpsBatch)
+	}
+	if in.err != nil {
+		return in.out, in.err
+	}
 	if readErr != nil { // the text before the damage is still worth having
 		return in.out, citebook.Wrap(readErr, citebook.EINVALID, "damaged PDF page content stream")
 	}
@@ -101,7 +212,7 @@ func (c *fontCache) font(res *csResources, name string) *pdfFont {
 			f, ok = c.fonts[key]
 		}
 		if !ok {
-			f = loadFont(v)
+			f = loadFont(v, c.readStreamData)
 			c.fonts[key] = f
 		}
 	}
@@ -164,7 +275,9 @@ type csState struct {
 type csInterp struct {
 	cache *fontCache
 	out   []pdf.Text
-	forms int // form XObjects run so far
+	ops   int64 // operators run, counted into the budget every csOpsBatch
+	err   error // a limit or the deadline stopped the interpretation
+	forms int   // form XObjects run so far
 	tm    csMatrix
 	tlm   csMatrix
 }
@@ -174,6 +287,7 @@ type csInterp struct {
 const (
 	csMaxFormDepth = 8
 	csMaxForms     = 4096
+	csOpsBatch     = 4096
 )
 
 // run interprets one content stream with the given resources and initial CTM.
@@ -185,6 +299,11 @@ func (in *csInterp) run(data []byte, res *csResources, ctm csMatrix, depth int) 
 		op, ok := l.next()
 		if !ok {
 			return
+		}
+		if in.ops++; in.ops%csOpsBatch == 0 {
+			if in.err = in.cache.budget.addOps(csOpsBatch); in.err != nil {
+				return
+			}
 		}
 		st := l.stack
 		switch len(op) {
@@ -281,6 +400,9 @@ func (in *csInterp) run(data []byte, res *csResources, ctm csMatrix, depth int) 
 				if len(st) >= 1 && depth < csMaxFormDepth && in.forms < csMaxForms {
 					in.forms++
 					in.form(&g, res, string(st[len(st)-1].b), depth)
+					if in.err != nil {
+						return
+					}
 				}
 			case "ID":
 				l.skipInlineImage()
@@ -335,7 +457,7 @@ func (in *csInterp) form(g *csState, res *csResources, name string, depth int) {
 		formRes = newCSResources(r)
 	}
 	tm, tlm := in.tm, in.tlm
-	in.run(readPDFStream(xo), formRes, ctm, depth+1)
+	in.run(in.cache.readStreamData(xo), formRes, ctm, depth+1)
 	in.tm, in.tlm = tm, tlm
 }
 

@@ -98,9 +98,10 @@ func (f *pdfFont) glyph(code uint32) cidGlyph {
 	return g
 }
 
-// loadFont parses a font dictionary. It never fails: what cannot be read
+// loadFont parses a font dictionary, decoding its streams (ToUnicode,
+// encodings, font programs) with read. It never fails: what cannot be read
 // decodes to nothing rather than to garbage.
-func loadFont(v pdf.Value) *pdfFont {
+func loadFont(v pdf.Value, read streamReader) *pdfFont {
 	f := &pdfFont{scale: 0.001, dw: 1000}
 	f.name = v.Key("BaseFont").Name()
 	if f.name == "" {
@@ -110,29 +111,17 @@ func loadFont(v pdf.Value) *pdfFont {
 		f.name = f.name[i+1:]
 	}
 	if tu := v.Key("ToUnicode"); tu.Kind() == pdf.Stream {
-		f.toUni = parseCMap(readPDFStream(tu)).uni
+		f.toUni = parseCMap(read(tu)).uni
 	}
 	if v.Key("Subtype").Name() == "Type0" {
-		f.loadComposite(v)
+		f.loadComposite(v, read)
 	} else {
-		f.loadSimple(v)
+		f.loadSimple(v, read)
 	}
 	return f
 }
 
-func readPDFStream(v pdf.Value) (b []byte) {
-	defer func() {
-		if recover() != nil {
-			b = nil
-		}
-	}()
-	rc := v.Reader()
-	defer rc.Close()
-	b, _ = io.ReadAll(rc)
-	return b
-}
-
-func (f *pdfFont) loadComposite(v pdf.Value) {
+func (f *pdfFont) loadComposite(v pdf.Value, read streamReader) {
 	f.composite = true
 	desc := v.Key("DescendantFonts").Index(0)
 	if f.name == "" {
@@ -155,7 +144,7 @@ func (f *pdfFont) loadComposite(v pdf.Value) {
 			f.codes = cmapUTF16Space
 		}
 	case pdf.Stream:
-		cm := parseCMap(readPDFStream(enc))
+		cm := parseCMap(read(enc))
 		f.codes = cm.space
 		f.cidOf = cm.cid
 		f.vertical = enc.Key("WMode").Int64() == 1
@@ -178,9 +167,9 @@ func (f *pdfFont) loadComposite(v pdf.Value) {
 	if prog.IsNull() {
 		return
 	}
-	f.gidUni = invertCmap(readPDFStream(prog))
+	f.gidUni = invertCmap(read(prog))
 	if m := desc.Key("CIDToGIDMap"); m.Kind() == pdf.Stream {
-		f.cidToGID = readPDFStream(m)
+		f.cidToGID = read(m)
 	}
 }
 
@@ -242,7 +231,7 @@ func invertCmap(prog []byte) map[uint16]rune {
 	return m
 }
 
-func (f *pdfFont) loadSimple(v pdf.Value) {
+func (f *pdfFont) loadSimple(v pdf.Value, read streamReader) {
 	subtype := v.Key("Subtype").Name()
 	if subtype == "Type3" {
 		if fm := v.Key("FontMatrix"); fm.Len() == 6 {
@@ -305,9 +294,9 @@ func (f *pdfFont) loadSimple(v pdf.Value) {
 		fd := v.Key("FontDescriptor")
 		var names map[int]string
 		if ff := fd.Key("FontFile"); ff.Kind() == pdf.Stream {
-			names = type1Encoding(readPDFStream(ff))
+			names = type1Encoding(read(ff))
 		} else if ff := fd.Key("FontFile3"); ff.Key("Subtype").Name() == "Type1C" {
-			names = cffEncoding(readPDFStream(ff))
+			names = cffEncoding(read(ff))
 		}
 		if len(names) > 0 {
 			for c := range f.uni {

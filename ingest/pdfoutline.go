@@ -191,7 +191,7 @@ func (x *pdfExtractor) readOutline(ctx context.Context) []pdfOutlineItem {
 				seen[ref] = true
 			}
 			parent, key = it, "Next"
-			title := strings.TrimSpace(it.Key("Title").Text())
+			title := strings.TrimSpace(pdfText(it.Key("Title")))
 			p := append(append([]string(nil), path...), title)
 			items = append(items, pdfOutlineItem{
 				OutlineEntry: OutlineEntry{Title: title, Level: level},

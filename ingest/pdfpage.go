@@ -73,7 +73,8 @@ func bandKey(y float64) string { return "@" + strconv.Itoa(int(math.Round(y/4)))
 // labels are derived from when the PDF declares none. A page edge is running
 // matter when it is only a page number, when the same text (numbers masked)
 // recurs on at least three pages, or when it carries a page number at the
-// height where the other pages' running heads sit.
+// height where the other pages' running heads sit. The only text of a page
+// is kept unless it is a bare page number.
 func stripRunning(pageLines [][]pdfLine) []string {
 	folios := make([]string, len(pageLines))
 	for _, top := range []bool{true, false} {
@@ -104,6 +105,12 @@ func stripRunning(pageLines [][]pdfLine) []string {
 			inBand := f != "" && len(e.text) <= 80 && bandN >= 3 && bandN*10 >= len(pageLines)*3 &&
 				math.Abs(e.y-float64(bandY)*2) <= 2.5
 			if !(lone || repeated || inBand) {
+				continue
+			}
+			// A page whose only text is this edge holds body text, not a
+			// running head (one line of text per page): only a bare page
+			// number is dropped there.
+			if len(e.idx) == len(pageLines[i]) && !(lone && folioPlain.MatchString(strings.TrimSpace(e.text))) {
 				continue
 			}
 			if folios[i] == "" {

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"context"
 	"regexp"
 	"strings"
@@ -26,10 +27,14 @@ func ParseText(ctx context.Context, data []byte) (doc *Document, err error) {
 	if len(data) == 0 {
 		return nil, citebook.Errorf(citebook.EINVALID, "empty file")
 	}
+	data = decodeBOM(data)             // UTF-16 files with a byte-order mark
+	if bytes.IndexByte(data, 0) >= 0 { // text never holds NUL; UTF-16 without a BOM and binaries do
+		return nil, citebook.Errorf(citebook.EINVALID, "binary file, not text (it contains NUL bytes)")
+	}
 	if !utf8.Valid(data) {
 		// Older plain-text books are often Latin-1 / Windows-1252.
 		if !looksText(data) {
-			return nil, citebook.Errorf(citebook.EINVALID, "file is not text")
+			return nil, citebook.Errorf(citebook.EINVALID, "binary file, not text")
 		}
 		if dec, err := charmap.Windows1252.NewDecoder().Bytes(data); err == nil {
 			data = dec

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -196,6 +197,9 @@ func (s *Server) uploadBook(c echo.Context) error {
 		}
 	}
 	ctx := c.Request().Context()
+	if err := s.sniffUpload(ctx, fh); err != nil {
+		return err
+	}
 	path, id, err := s.storeUpload(p.Tenant, ext, fh)
 	if err != nil {
 		return err
@@ -211,6 +215,26 @@ func (s *Server) uploadBook(c echo.Context) error {
 	}
 	c.Response().Header().Set(echo.HeaderLocation, "/v1/jobs/"+job.ID)
 	return c.JSON(http.StatusAccepted, map[string]any{"book_id": id, "title": title, "job": job})
+}
+
+// uploadSniffer is the cheap check of an upload a Previewer may offer: a
+// file that is plainly not a readable book is refused before it is stored
+// or queued.
+type uploadSniffer interface {
+	Sniff(ctx context.Context, name string, r io.ReaderAt, size int64) error
+}
+
+func (s *Server) sniffUpload(ctx context.Context, fh *multipart.FileHeader) error {
+	sn, ok := s.cfg.Previewer.(uploadSniffer)
+	if !ok {
+		return nil
+	}
+	f, err := fh.Open()
+	if err != nil {
+		return uploadError(err)
+	}
+	defer f.Close()
+	return sn.Sniff(ctx, fh.Filename, f, fh.Size)
 }
 
 func uploadError(err error) error {

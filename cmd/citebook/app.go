@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -30,11 +31,12 @@ type appOptions struct {
 	Embedder         string // "builtin" (default), "openai" or "ollama"
 	EmbedURL         string
 	EmbedModel       string
-	EmbedQueryModel  string // model name for questions when the server picks e5's query/passage mode by name
-	EmbedBatch       int    // texts per embedding request; small for slow CPU servers (0: the embed default)
-	EmbedKey         string // from CITEBOOK_EMBED_KEY only, never a flag (flags show in ps)
-	Reembed          bool   // let the builder switch the library to this embedder
-	OCRLanguages     string // Tesseract language data for scanned PDFs ("eng", "eng+chi_sim")
+	EmbedQueryModel  string        // model name for questions when the server picks e5's query/passage mode by name
+	EmbedBatch       int           // texts per embedding request; small for slow CPU servers (0: the embed default)
+	EmbedKey         string        // from CITEBOOK_EMBED_KEY only, never a flag (flags show in ps)
+	Reembed          bool          // let the builder switch the library to this embedder
+	ParseTimeout     time.Duration // bound on parsing one book (0: the ingest default)
+	OCRLanguages     string        // Tesseract language data for scanned PDFs ("eng", "eng+chi_sim")
 }
 
 // defaultAppOptions reads the environment defaults.
@@ -71,6 +73,7 @@ func addAppFlags(fs *pflag.FlagSet) *appOptions {
 	fs.StringVar(&o.EmbedModel, "embed-model", o.EmbedModel, "embedding model name")
 	fs.StringVar(&o.EmbedQueryModel, "embed-query-model", o.EmbedQueryModel, "model name for embedding questions (default: --embed-model)")
 	fs.IntVar(&o.EmbedBatch, "embed-batch", o.EmbedBatch, "texts per embedding request (default 200; lower it for slow CPU servers)")
+	fs.DurationVar(&o.ParseTimeout, "parse-timeout", o.ParseTimeout, "longest a book may take to parse before its job fails (default "+ingest.DefaultLimits().Timeout.String()+", "+ingest.DefaultOCRTimeout.String()+" when pages are read by OCR)")
 	fs.StringVar(&o.OCRLanguages, "ocr-langs", o.OCRLanguages, "Tesseract languages for scanned PDFs, e.g. eng+chi_sim (OCR runs when tesseract is installed)")
 	return &o
 }
@@ -178,12 +181,13 @@ func (a *app) parser() func(ctx context.Context, path string) (*ingest.Document,
 		return ingest.FindTesseract(context.Background(), render, a.Opts.OCRLanguages)
 	})
 	return func(ctx context.Context, path string) (*ingest.Document, error) {
+		limits := ingest.Limits{Timeout: a.Opts.ParseTimeout}
 		tess, err := find()
 		if err != nil {
 			a.Log.DebugContext(ctx, "OCR off", "reason", err)
-			return ingest.ParseFile(ctx, path)
+			return limits.ParseFile(ctx, path)
 		}
-		return ingest.ParseOptions{OCR: tess, Progress: func(done, total int) {
+		return ingest.ParseOptions{Limits: limits, OCR: tess, Progress: func(done, total int) {
 			a.Log.InfoContext(ctx, "OCR", "file", filepath.Base(path), "pages_done", done, "pages", total)
 		}}.ParseFile(ctx, path)
 	}

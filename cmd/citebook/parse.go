@@ -56,6 +56,7 @@ type parseChunk struct {
 // store: the way to check a book's structure and chunking before indexing.
 func newParseCmd() *cobra.Command {
 	var asJSON bool
+	var lim ingest.Limits
 	opt := ingest.DefaultChunkOptions()
 	cmd := &cobra.Command{
 		Use:   "parse FILE",
@@ -66,7 +67,7 @@ func newParseCmd() *cobra.Command {
 				return citebook.Errorf(citebook.EINVALID, "--max-tokens must be at least 32")
 			}
 			opt.MinTokens = min(opt.MinTokens, opt.MaxTokens/2)
-			doc, err := ingest.ParseFile(cmd.Context(), args[0])
+			doc, err := lim.ParseFile(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -84,6 +85,7 @@ func newParseCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON instead of tables")
 	cmd.Flags().IntVar(&opt.MaxTokens, "max-tokens", opt.MaxTokens, "largest chunk, in cl100k_base tokens")
+	cmd.Flags().DurationVar(&lim.Timeout, "parse-timeout", 0, "longest the parse may take (default "+ingest.DefaultLimits().Timeout.String()+"; Ctrl-C stops it sooner)")
 	return cmd
 }
 

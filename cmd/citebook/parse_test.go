@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/citebook/citebook/internal/corpus"
+	"github.com/citebook/citebook/internal/hostile"
 )
 
 // buildCitebook compiles the command once per test run, so the tests see
@@ -160,5 +162,50 @@ func TestParseCommand(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestParseCommandDeadline: --parse-timeout bounds the parse and says so.
+func TestParseCommandDeadline(t *testing.T) {
+	bin := buildCitebook(t)
+	_, stderr, code := runCitebook(t, bin, "parse", "--parse-timeout", "1ms", corpus.Path(t, "books/debian-reference.en.pdf"))
+	if code == 0 || !strings.Contains(stderr, "did not finish within 1ms") {
+		t.Fatalf("exit %d, stderr %q; want the deadline error", code, stderr)
+	}
+}
+
+// TestParseCommandInterrupt: Ctrl-C stops a long parse at once, with the
+// cancellation as the error, instead of when the work is done.
+func TestParseCommandInterrupt(t *testing.T) {
+	bin := buildCitebook(t)
+	path := filepath.Join(t.TempDir(), "slow.pdf")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := hostile.ManyStreams(f, 800, 60000); err != nil { // about a minute of interpreting
+		t.Fatal(err)
+	}
+	f.Close()
+	var stderr bytes.Buffer
+	cmd := exec.Command(bin, "parse", path)
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(time.Second)
+	sent := time.Now()
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(stderr.String(), "cancelled") {
+			t.Fatalf("exit %v, stderr %q; want the cancellation", err, stderr.String())
+		}
+		t.Logf("stopped %v after the interrupt", time.Since(sent))
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("parse still running 10 s after Ctrl-C")
 	}
 }
