@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"log/slog"
+	"math"
 	"sort"
 	"strconv"
 	"time"
@@ -62,12 +63,13 @@ type Setup struct {
 	Store    string `json:"store"`
 	Scope    string `json:"scope"`
 	Answerer string `json:"answerer"`
+	Fusion   string `json:"fusion,omitempty"` // retriever weights (qa.Fusion)
 	Tenant   string `json:"tenant"`
 	Date     string `json:"date"`
 }
 
 // Config tunes a run. Terms must segment text as the lexical index does
-// (lexical.Terms) so evidence matching agrees with retrieval's notion of a
+// (analysis.Terms) so evidence matching agrees with retrieval's notion of a
 // term.
 type Config struct {
 	Scope    string                // ScopeBook (default) or ScopeShared
@@ -151,6 +153,10 @@ type QuestionResult struct {
 	MRR        float64   `json:"mrr_at_10"`
 	NDCG       float64   `json:"ndcg_at_10"`
 	Hit        float64   `json:"hit_at_10"`
+	HitAt      []float64 `json:"hit_at"` // HitAt[k-1] = Hit@k
+
+	// Signals rank the same candidates by each retriever alone (and fused).
+	Signals map[string]SignalResult `json:"signals,omitempty"`
 
 	ContextTokens int     `json:"context_tokens"`
 	Duplication   float64 `json:"context_duplication_rate"`
@@ -257,13 +263,18 @@ func (h *Harness) ask(ctx context.Context, pr citebook.Principal, q Question, al
 	}
 	r.Relevant = len(relevant)
 
-	ranked, err := h.rankTrace(ctx, ans.Trace.Retrieved, cc)
+	ranked, err := h.rankTrace(ctx, ans.Trace.Retrieved, Signals[0].score, cc)
 	if err != nil {
+		return err
+	}
+	if r.Signals, err = h.scoreSignals(ctx, ans.Trace.Retrieved, q, relevant, cc); err != nil {
 		return err
 	}
 	r.RecallAt = make([]float64, MaxK)
 	r.PageRecall = make([]float64, MaxK)
+	r.HitAt = make([]float64, MaxK)
 	for k := 1; k <= MaxK; k++ {
+		r.HitAt[k-1] = HitAtK(ranked, relevant, k)
 		r.RecallAt[k-1] = RecallAtK(ranked, relevant, k)
 		r.PageRecall[k-1] = PageRecallAtK(ranked, q.Gold.Pages, k)
 	}
@@ -308,19 +319,24 @@ func (h *Harness) ask(ctx context.Context, pr citebook.Principal, q Question, al
 	return nil
 }
 
-// rankTrace turns the trace's fused candidates into the ranked list the
-// metrics read: one entry per chunk (its best fused score over sub-queries),
-// ordered by Rank, with page ranges from the metadata DB.
-func (h *Harness) rankTrace(ctx context.Context, hits []qa.TraceHit, cc *chunkCache) ([]Ranked, error) {
-	best := map[string]qa.TraceHit{}
+// rankTrace turns the trace's candidates into the ranked list the metrics
+// read: one entry per chunk (its best score over sub-queries; candidates the
+// score leaves out as NaN are dropped), ordered by Rank, with page ranges
+// from the metadata DB.
+func (h *Harness) rankTrace(ctx context.Context, hits []qa.TraceHit, score func(qa.TraceHit) float64, cc *chunkCache) ([]Ranked, error) {
+	best := map[string]Ranked{}
 	for _, th := range hits {
-		if b, ok := best[th.ChunkID]; !ok || th.Fused > b.Fused {
-			best[th.ChunkID] = th
+		sc := score(th)
+		if math.IsNaN(sc) {
+			continue
+		}
+		if b, ok := best[th.ChunkID]; !ok || sc > b.Score {
+			best[th.ChunkID] = Ranked{ChunkID: th.ChunkID, BookID: th.BookID, Score: sc, PageStart: th.Page}
 		}
 	}
 	rs := make([]Ranked, 0, len(best))
-	for _, th := range best {
-		rs = append(rs, Ranked{ChunkID: th.ChunkID, BookID: th.BookID, Score: th.Fused, PageStart: th.Page})
+	for _, r := range best {
+		rs = append(rs, r)
 	}
 	rs = Rank(rs)
 	ids := make([]string, 0, MaxK)
@@ -519,6 +535,7 @@ type Summary struct {
 	MRRAt10              float64            `json:"mrr_at_10"`
 	NDCGAt10             float64            `json:"ndcg_at_10"`
 	HitRate              float64            `json:"hit_rate"` // hit@10
+	HitAtK               map[string]float64 `json:"hit_at_k"`
 	PageRecallAtK        map[string]float64 `json:"page_recall_at_k"`
 	CitationPageAccuracy float64            `json:"citation_page_accuracy"`
 	CitationPrecision    float64            `json:"citation_precision"`
@@ -528,14 +545,18 @@ type Summary struct {
 	LatencyMS            map[string]float64 `json:"latency_ms"`
 	ContextDuplication   float64            `json:"context_duplication_rate"`
 	TokensPerQuestion    float64            `json:"tokens_per_question"` // context tokens given to the answerer
-	Setup                Setup              `json:"setup"`
+	// Signals are the ranking metrics of each retriever alone beside the
+	// fused ranking, from the same run (see Signals).
+	Signals map[string]SignalSummary `json:"signals"`
+	Setup   Setup                    `json:"setup"`
 }
 
 // Summarize averages per-question results; questions that errored count
 // only in Errors.
 func Summarize(rs []QuestionResult, setup Setup) Summary {
 	s := Summary{Questions: len(rs), RecallAtK: map[string]float64{}, PageRecallAtK: map[string]float64{},
-		RecallCurve: make([]float64, MaxK), LatencyMS: map[string]float64{}, Setup: setup}
+		RecallCurve: make([]float64, MaxK), LatencyMS: map[string]float64{}, HitAtK: map[string]float64{},
+		Setup: setup, Signals: summarizeSignals(rs)}
 	var (
 		lat                                []float64
 		pageQ, citePageQ, precQ            int
@@ -572,6 +593,11 @@ func Summarize(rs []QuestionResult, setup Setup) Summary {
 			s.MRRAt10 += r.MRR
 			s.NDCGAt10 += r.NDCG
 			s.HitRate += r.Hit
+			for _, k := range Ks {
+				if len(r.HitAt) >= k {
+					s.HitAtK[strconv.Itoa(k)] += r.HitAt[k-1]
+				}
+			}
 		}
 		if len(r.GoldPages) > 0 {
 			pageQ++
@@ -609,6 +635,9 @@ func Summarize(rs []QuestionResult, setup Setup) Summary {
 		s.MRRAt10 /= n
 		s.NDCGAt10 /= n
 		s.HitRate /= n
+		for k, v := range s.HitAtK {
+			s.HitAtK[k] = v / n
+		}
 	}
 	s.PageGold = pageQ
 	for _, k := range Ks {

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/citebook/citebook/acl"
+	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/index/embed"
 	"github.com/citebook/citebook/index/embedded"
@@ -52,7 +53,7 @@ func openLibrary(t *testing.T) *evalLibrary {
 	p, err := qa.NewPipeline(qa.Deps{
 		Embedder: emb, Vectors: vec, Lexical: lex, Library: meta,
 		Access:   acl.NewResolver(meta, acl.NewStore(meta.SQL()), meta),
-		Answerer: qa.NewExtractive(lexical.Terms), Terms: lexical.Terms,
+		Answerer: qa.NewExtractive(analysis.Terms), Terms: analysis.Terms,
 	}, qa.Options{})
 	require.NoError(t, err)
 	return &evalLibrary{meta: meta, builder: index.NewBuilder(meta, vec, lex, emb, index.BuilderOptions{}), p: p}
@@ -60,7 +61,7 @@ func openLibrary(t *testing.T) *evalLibrary {
 
 func (l *evalLibrary) run(t *testing.T, ds *Dataset, scope string) *Results {
 	t.Helper()
-	h, err := New(l.builder, l.p, l.meta, Config{Scope: scope, Terms: lexical.Terms,
+	h, err := New(l.builder, l.p, l.meta, Config{Scope: scope, Terms: analysis.Terms,
 		Setup: Setup{Embedder: "builtin", Store: "embedded", Answerer: "extractive"}})
 	require.NoError(t, err)
 	res, err := h.Run(context.Background(), ds)
@@ -188,6 +189,20 @@ func TestHarnessFinanceBench(t *testing.T) {
 	require.Equal(t, 2, s.Unanswerable)
 	require.Zero(t, s.Errors)
 	checkSummary(t, expected(t, l, ds, res), s)
+
+	// Each retriever alone is measured from the same trace; the fused
+	// signal is the ranking the summary reports.
+	require.Len(t, s.Signals, len(Signals))
+	assert.Equal(t, s.RecallAtK, s.Signals[SignalFused].RecallAtK)
+	assert.Equal(t, s.PageRecallAtK, s.Signals[SignalFused].PageRecallAtK)
+	assert.Equal(t, s.HitAtK, s.Signals[SignalFused].HitAtK)
+	for _, r := range res.Questions {
+		if r.ranked() {
+			for _, name := range []string{SignalBM25, SignalVector} {
+				require.Len(t, r.Signals[name].PageRecall, MaxK, "%s of %s", name, r.ID)
+			}
+		}
+	}
 
 	refused, answered := 0, 0
 	for _, r := range res.Questions {

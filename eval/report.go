@@ -65,12 +65,13 @@ func summaryRows(s Summary) []metricRow {
 	if s.Unanswerable == 0 {
 		rf = func(float64) string { return "n/a" }
 	}
-	return []metricRow{
+	rows := []metricRow{
 		{"Questions (answerable / unanswerable / errors)", fmt.Sprintf("%d (%d / %d / %d)", s.Questions, s.Answerable, s.Unanswerable, s.Errors)},
 		{"Recall@1 / @5 / @10", f(s.RecallAtK["1"]) + " / " + f(s.RecallAtK["5"]) + " / " + f(s.RecallAtK["10"])},
 		{"MRR@10", f(s.MRRAt10)},
 		{"nDCG@10", f(s.NDCGAt10)},
 		{"Hit rate@10", f(s.HitRate)},
+		{"Hit@1 / @5 / @10", f(s.HitAtK["1"]) + " / " + f(s.HitAtK["5"]) + " / " + f(s.HitAtK["10"])},
 		{"Page Recall@1 / @5 / @10", pf(s.PageRecallAtK["1"]) + " / " + pf(s.PageRecallAtK["5"]) + " / " + pf(s.PageRecallAtK["10"])},
 		{"Citation page accuracy", pf(s.CitationPageAccuracy)},
 		{"Citation precision / recall", f(s.CitationPrecision) + " / " + f(s.CitationRecall)},
@@ -80,11 +81,21 @@ func summaryRows(s Summary) []metricRow {
 		{"Context duplication rate", f(s.ContextDuplication)},
 		{"Context tokens per question", fmt.Sprintf("%.0f", s.TokensPerQuestion)},
 	}
+	for _, sig := range Signals {
+		x, ok := s.Signals[sig.Name]
+		if !ok {
+			continue
+		}
+		rows = append(rows, metricRow{"Signal " + sig.Name + ": Hit@1 / MRR@10 / Recall@5 / Page Recall@1 / @5",
+			f(x.HitAtK["1"]) + " / " + f(x.MRRAt10) + " / " + f(x.RecallAtK["5"]) + " / " +
+				pf(x.PageRecallAtK["1"]) + " / " + pf(x.PageRecallAtK["5"])})
+	}
+	return rows
 }
 
 func setupLine(s Setup) string {
-	return fmt.Sprintf("dataset %s, scope %s, embedder %s, store %s, answerer %s, %s",
-		s.Dataset, s.Scope, s.Embedder, s.Store, s.Answerer, s.Date)
+	return fmt.Sprintf("dataset %s, scope %s, embedder %s, store %s, answerer %s, fusion %s, %s",
+		s.Dataset, s.Scope, s.Embedder, s.Store, s.Answerer, s.Fusion, s.Date)
 }
 
 // outcome is a short verdict for the per-question tables.

@@ -12,8 +12,8 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/acl"
+	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/index/embed"
-	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/milvus"
 	"github.com/citebook/citebook/index/storetest"
 	"github.com/citebook/citebook/internal/corpus"
@@ -104,7 +104,7 @@ func runACL(t *testing.T, lib *library) {
 			for _, a := range []struct {
 				name string
 				a    Answerer
-			}{{"llm", echo}, {"extractive", NewExtractive(lexical.Terms)}} {
+			}{{"llm", echo}, {"extractive", NewExtractive(analysis.Terms)}} {
 				p := lib.pipeline(t, a.a, Options{})
 				res, err := p.Search(ctx, tc.p, Request{Question: tc.question, K: 10})
 				require.NoError(t, err)
@@ -122,7 +122,7 @@ func runACL(t *testing.T, lib *library) {
 	// The same verbatim question from someone allowed to read the chapter
 	// finds it, so the suite can tell a leak from a miss.
 	t.Run("control: alice reads the chapter", func(t *testing.T) {
-		res, err := lib.pipeline(t, NewExtractive(lexical.Terms), Options{}).Search(ctx, alice, Request{Question: deniedQ, K: 10})
+		res, err := lib.pipeline(t, NewExtractive(analysis.Terms), Options{}).Search(ctx, alice, Request{Question: deniedQ, K: 10})
 		require.NoError(t, err)
 		var got []string
 		for _, h := range res[0].Hits {
@@ -132,7 +132,7 @@ func runACL(t *testing.T, lib *library) {
 	})
 
 	t.Run("book filter never widens access", func(t *testing.T) {
-		res, err := lib.pipeline(t, NewExtractive(lexical.Terms), Options{}).Search(ctx, alice, Request{Question: dtcQ, BookIDs: []string{bookDTC}})
+		res, err := lib.pipeline(t, NewExtractive(analysis.Terms), Options{}).Search(ctx, alice, Request{Question: dtcQ, BookIDs: []string{bookDTC}})
 		require.NoError(t, err)
 		require.Empty(t, res[0].Hits)
 	})

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/citation"
-	"github.com/citebook/citebook/index/lexical"
 )
 
 // BenchmarkAskExtractive is one question end to end without a model:
@@ -14,7 +14,7 @@ import (
 // extraction and verification. Target: well under 50 ms on 2 cores.
 func BenchmarkAskExtractive(b *testing.B) {
 	lib := shared(b)
-	p := lib.pipeline(b, NewExtractive(lexical.Terms), Options{})
+	p := lib.pipeline(b, NewExtractive(analysis.Terms), Options{})
 	ctx := context.Background()
 	b.ResetTimer()
 	for b.Loop() {
@@ -28,7 +28,7 @@ func BenchmarkAskExtractive(b *testing.B) {
 // BenchmarkSearch is retrieval only, the "retrieval as a tool" path.
 func BenchmarkSearch(b *testing.B) {
 	lib := shared(b)
-	p := lib.pipeline(b, NewExtractive(lexical.Terms), Options{})
+	p := lib.pipeline(b, NewExtractive(analysis.Terms), Options{})
 	ctx := context.Background()
 	for b.Loop() {
 		if _, err := p.Search(ctx, alice, Request{Question: "How are missing values represented?"}); err != nil {

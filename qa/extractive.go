@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/citebook/citebook/analysis"
 )
 
 // Extractive answers without a model: it quotes the sentences of the
@@ -21,7 +23,7 @@ type Extractive struct {
 	minTerms    int     // distinct question terms a sentence must hold (fewer if the question has fewer)
 }
 
-// NewExtractive segments with terms (lexical.Terms).
+// NewExtractive segments with terms (analysis.Terms).
 func NewExtractive(terms func(string) []string) *Extractive {
 	return &Extractive{terms: terms, maxSentence: 3, minCoverage: 0.15, minTerms: 2}
 }
@@ -44,7 +46,7 @@ type sentence struct {
 // passage and, for long sentences, by length.
 func (e *Extractive) Answer(_ context.Context, question string, chunks []ContextChunk) (Draft, error) {
 	d := Draft{Model: ExtractiveModel, Statements: []Statement{}}
-	q := contentTerms(e.terms(question))
+	q := analysis.ContentTerms(e.terms(question))
 	if len(q) == 0 {
 		return d, nil
 	}
@@ -54,7 +56,7 @@ func (e *Extractive) Answer(_ context.Context, question string, chunks []Context
 			if utf8.RuneCountInString(s) < 12 || len(s) > 800 || leaderShare(s) > 0.2 || isCode(s) {
 				continue
 			}
-			sents = append(sents, &sentence{text: s, chunk: c.Chunk.ID, rank: c.Rank, terms: termSet(e.terms(s))})
+			sents = append(sents, &sentence{text: s, chunk: c.Chunk.ID, rank: c.Rank, terms: analysis.TermSet(e.terms(s))})
 		}
 	}
 	if len(sents) == 0 {

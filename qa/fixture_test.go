@@ -14,6 +14,7 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/acl"
+	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/index/embed"
 	"github.com/citebook/citebook/index/embedded"
@@ -117,7 +118,7 @@ func (l *library) pipeline(t testing.TB, a Answerer, opts Options) *Pipeline {
 	p, err := NewPipeline(Deps{
 		Embedder: l.emb, Vectors: l.vec, Lexical: l.lex, Library: l.meta,
 		Access: acl.NewResolver(l.meta, l.grants, l.meta), Answerer: a,
-		Tokens: tok, Terms: lexical.Terms, Geometry: l.meta,
+		Tokens: tok, Terms: analysis.Terms, Geometry: l.meta,
 	}, opts)
 	require.NoError(t, err)
 	return p

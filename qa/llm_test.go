@@ -17,8 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/citation"
-	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/internal/corpus"
 )
 
@@ -335,7 +335,7 @@ func TestAskOffTopicIsRefused(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		a    Answerer
-	}{{"llm", honest}, {"extractive", NewExtractive(lexical.Terms)}} {
+	}{{"llm", honest}, {"extractive", NewExtractive(analysis.Terms)}} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, err := lib.pipeline(t, tc.a, Options{}).Ask(context.Background(), alice, Request{Question: "what time is dinner today?"}, nil)
 			require.NoError(t, err)
@@ -350,7 +350,7 @@ func TestAskOffTopicIsRefused(t *testing.T) {
 
 func TestEmbeddingVersionMismatch(t *testing.T) {
 	lib := shared(t)
-	p := lib.pipeline(t, NewExtractive(lexical.Terms), Options{})
+	p := lib.pipeline(t, NewExtractive(analysis.Terms), Options{})
 	p.deps.Embedder = otherVersion{lib.emb}
 	_, err := p.Ask(context.Background(), alice, Request{Question: "What is a vector?"}, nil)
 	require.Equal(t, citebook.EINVALID, citebook.ErrorCode(err))
@@ -369,7 +369,7 @@ func (o otherVersion) Version() citebook.EmbeddingVersion {
 
 func TestExtractiveFinanceBench(t *testing.T) {
 	lib := shared(t)
-	p := lib.pipeline(t, NewExtractive(lexical.Terms), Options{})
+	p := lib.pipeline(t, NewExtractive(analysis.Terms), Options{})
 	// FinanceBench DEV: evidence_page_num 3 (zero-based) → physical page 4.
 	q := "What is the amount of the cash proceeds that JnJ realised from the separation of Kenvue (formerly Consumer Health business segment), as of August 30, 2023?"
 	a, err := p.Ask(context.Background(), analyst, Request{Question: q}, nil)
@@ -390,7 +390,7 @@ func TestExtractiveFinanceBench(t *testing.T) {
 
 func TestSearchGroupsByQuery(t *testing.T) {
 	lib := shared(t)
-	p := lib.pipeline(t, NewExtractive(lexical.Terms), Options{})
+	p := lib.pipeline(t, NewExtractive(analysis.Terms), Options{})
 	res, err := p.Search(context.Background(), alice, Request{Question: "How is a list different from a vector?", K: 3})
 	require.NoError(t, err)
 	require.Len(t, res, 1)
@@ -409,7 +409,7 @@ func TestSearchGroupsByQuery(t *testing.T) {
 
 func TestExtractiveChinese(t *testing.T) {
 	lib := shared(t)
-	p := lib.pipeline(t, NewExtractive(lexical.Terms), Options{})
+	p := lib.pipeline(t, NewExtractive(analysis.Terms), Options{})
 	a, err := p.Ask(context.Background(), lin, Request{Question: "TeXworks 和 TeXstudio 等编辑器的编译功能是什么？"}, nil)
 	require.NoError(t, err)
 	require.False(t, a.Refused, a.Answer)

@@ -78,8 +78,11 @@ type Deps struct {
 	Reranker Reranker
 	Tokens   TokenCounter
 	// Terms segments text into search terms the way the lexical index does
-	// (lexical.Terms), for thresholding, reranking and extraction.
-	Terms  func(string) []string
+	// (analysis.Terms), for thresholding, reranking and extraction.
+	Terms func(string) []string
+	// Books reads a book's chunks for its cover page, which book routing
+	// matches questions against besides titles; optional.
+	Books  BookChunks
 	Logger *slog.Logger
 	// Geometry is optional: without it citations carry no boxes.
 	Geometry GeometrySource
@@ -90,7 +93,9 @@ type Options struct {
 	K              int     // chunks (passages) in the context; default 5
 	MaxK           int     // upper bound on Request.K; default 20
 	OverFetch      int     // each retriever returns OverFetch×K candidates; default 4
-	RRFK           float64 // reciprocal rank fusion constant; default 60
+	Fusion         Fusion  // retriever weights; zero: DefaultFusion of the embedder's kind
+	Depth          int     // candidates each retriever returns for fusion, at least OverFetch×K; default 20 (deeper only pays with page pooling)
+	RouteBonus     float64 // fused score a routed book's chunks gain, times the book's share of the best book score; default 1
 	MinScore       float64 // vector cosine below which a chunk is dropped; default 0.2
 	StrongScore    float64 // vector cosine that keeps a chunk without shared terms; default 0.45
 	LexicalRank    int     // a chunk this high in the lexical ranking may survive a low cosine; default 3
@@ -119,8 +124,9 @@ func (o Options) withDefaults() Options {
 	def(&o.ContextTokens, 3000)
 	def(&o.RerankPool, 3)
 	def(&o.SplitQueries, 5)
-	if o.RRFK <= 0 {
-		o.RRFK = 60
+	def(&o.Depth, 20)
+	if o.RouteBonus <= 0 {
+		o.RouteBonus = 1 // 0.3 and 0.5 lost CMRC passages to title matches; FinanceBench shared gained alike
 	}
 	if o.MinScore <= 0 {
 		o.MinScore = 0.2
@@ -139,9 +145,10 @@ func (o Options) withDefaults() Options {
 
 // Pipeline answers questions; it is safe for concurrent use.
 type Pipeline struct {
-	deps Deps
-	opts Options
-	log  *slog.Logger
+	deps  Deps
+	opts  Options
+	log   *slog.Logger
+	books profiles // routing's cache of book profiles
 }
 
 // NewPipeline checks the required dependencies and applies defaults.
@@ -161,8 +168,16 @@ func NewPipeline(deps Deps, opts Options) (*Pipeline, error) {
 	if deps.Tokens == nil {
 		deps.Tokens = estimateTokens{}
 	}
-	return &Pipeline{deps: deps, opts: opts.withDefaults(), log: log}, nil
+	opts = opts.withDefaults()
+	if opts.Fusion == (Fusion{}) {
+		opts.Fusion = DefaultFusion(EmbedderKind(deps.Embedder.Version()))
+	}
+	return &Pipeline{deps: deps, opts: opts, log: log}, nil
 }
+
+// Fusion reports the fusion weights in use, for reports that must say how
+// their figures were obtained.
+func (p *Pipeline) Fusion() Fusion { return p.opts.Fusion }
 
 // stopwatch records step timings into a trace.
 type stopwatch struct {

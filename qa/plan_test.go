@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/citebook/citebook/index/lexical"
+	"github.com/citebook/citebook/analysis"
 )
 
 func TestSplitIntoSubQueries(t *testing.T) {
@@ -20,7 +20,7 @@ func TestSplitIntoSubQueries(t *testing.T) {
 			srv, calls := scriptedServer(t, func([]scriptPassage, string) string { return content })
 			m, err := OpenModel(ModelConfig{Provider: "openai", URL: srv.URL + "/v1", Model: "scripted", Client: srv.Client()})
 			require.NoError(t, err)
-			p := lib.pipeline(t, NewExtractive(lexical.Terms), Options{})
+			p := lib.pipeline(t, NewExtractive(analysis.Terms), Options{})
 			p.deps.Planner = NewLLMPlanner(m)
 			q := "How do I change the length of an object and what is a list?"
 

@@ -41,6 +41,8 @@ type SearchResult struct {
 type Trace struct {
 	Question      string             `json:"question"`
 	SubQueries    []string           `json:"sub_queries"`
+	Expanded      []string           `json:"expanded,omitempty"` // the queries searched, when the books' definitions added to them
+	Books         []BookScore        `json:"books,omitempty"`    // books ranked by their metadata, when the scope has several
 	Retrieved     []TraceHit         `json:"retrieved"`
 	Dropped       []Dropped          `json:"dropped,omitempty"`
 	Context       []string           `json:"context"` // chunk IDs given to the answerer, in order

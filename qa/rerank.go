@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/analysis"
 )
 
 // rerank orders passages by the reranker's score against the question,
@@ -43,7 +44,7 @@ type OverlapReranker struct {
 	terms func(string) []string
 }
 
-// NewOverlapReranker segments with terms (lexical.Terms).
+// NewOverlapReranker segments with terms (analysis.Terms).
 func NewOverlapReranker(terms func(string) []string) *OverlapReranker {
 	return &OverlapReranker{terms: terms}
 }
@@ -52,10 +53,10 @@ func NewOverlapReranker(terms func(string) []string) *OverlapReranker {
 // dot-leader lists (tables of contents, indexes) that name every topic
 // without explaining any.
 func (r *OverlapReranker) Rerank(_ context.Context, query string, docs []string) ([]float64, error) {
-	q := contentTerms(r.terms(query))
+	q := analysis.ContentTerms(r.terms(query))
 	out := make([]float64, len(docs))
 	for i, d := range docs {
-		out[i] = coverage(q, termSet(r.terms(d))) * min(1, max(0, 1.2-2*leaderShare(d)))
+		out[i] = coverage(q, analysis.TermSet(r.terms(d))) * min(1, max(0, 1.2-2*leaderShare(d)))
 	}
 	return out, nil
 }

@@ -52,20 +52,40 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 		fd.groups = make([][]*candidate, len(fd.queries))
 		return fd, nil
 	}
-	vecs, err := p.embed(ctx, fd.queries)
+	if tr.Books, err = p.route(ctx, q, f); err != nil {
+		return nil, err
+	}
+	defs, err := p.scopeDefinitions(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	searched := make([]string, len(fd.queries))
+	for i, query := range fd.queries {
+		searched[i] = expand(query, defs)
+		if searched[i] != query {
+			tr.Expanded = searched
+		}
+	}
+	sw.lap("route")
+	vecs, err := p.embed(ctx, searched)
 	if err != nil {
 		return nil, err
 	}
 	sw.lap("embed")
-	n := p.opts.OverFetch * p.k(req)
+	n := max(p.opts.OverFetch*p.k(req), p.opts.Depth)
 	min := p.minScore(req)
 	for i, query := range fd.queries {
-		vh, lh, err := p.retrieve(ctx, query, vecs[i], f, n)
+		cands, err := p.search(ctx, sw, i, query, searched[i], vecs[i], f, n)
 		if err != nil {
 			return nil, err
 		}
-		sw.lap("retrieve")
-		cands := fuse(i, vh, lh, p.opts.RRFK)
+		if rf, ok := routedFilter(f, tr.Books); ok {
+			routed, err := p.search(ctx, sw, i, query, searched[i], vecs[i], rf, n)
+			if err != nil {
+				return nil, err
+			}
+			cands = merge(cands, routed, tr.Books, p.opts.RouteBonus)
+		}
 		fd.all = append(fd.all, cands...)
 		sw.lap("fuse")
 		kept, dropped := p.threshold(query, cands, min)
@@ -76,6 +96,29 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 		sw.lap("threshold")
 	}
 	return fd, nil
+}
+
+// search retrieves one query inside f and fuses the rankings: the vector
+// search of the (expanded) query, BM25 of the question as asked, and, when
+// the books' definitions expanded it, BM25 of the expanded query as a third,
+// lighter signal (spelling out "APT" as "advanced packaging tool" adds common
+// words that must not outweigh the question's own).
+func (p *Pipeline) search(ctx context.Context, sw *stopwatch, qi int, query, expanded string, vec []float32, f citebook.Filter, n int) ([]*candidate, error) {
+	vh, lh, err := p.retrieve(ctx, query, vec, f, n)
+	if err != nil {
+		return nil, err
+	}
+	var xh []citebook.Hit
+	if expanded != query {
+		if xh, err = p.deps.Lexical.Search(ctx, expanded, f, n); err != nil {
+			return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "keyword search failed")
+		}
+		xh = keepMatching(xh, &f)
+	}
+	sw.lap("retrieve")
+	out := fuse(qi, vh, lh, xh, p.opts.Fusion)
+	sw.lap("fuse")
+	return out, nil
 }
 
 // empty reports whether no query kept anything.
@@ -95,7 +138,7 @@ func traceHits(all []*candidate) []TraceHit {
 	for _, c := range all {
 		out = append(out, TraceHit{
 			ChunkID: c.chunk.ID, BookID: c.chunk.BookID, ParentID: c.chunk.ParentID, Page: c.chunk.PageStart,
-			Query: c.query, VectorScore: c.vecScore, VectorRank: c.vecRank, LexRank: c.lexRank,
+			Query: c.query, VectorScore: c.vecScore, VectorRank: c.seenVec, LexRank: c.seenLex,
 			Fused: c.fused, Rerank: c.rerank,
 		})
 	}

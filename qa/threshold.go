@@ -1,5 +1,7 @@
 package qa
 
+import "github.com/citebook/citebook/analysis"
+
 // threshold drops candidates too far from the query. A chunk survives when
 //   - its cosine reaches StrongScore (the vectors alone are convincing), or
 //   - its cosine reaches the minimum and it shares enough of the query's
@@ -7,8 +9,9 @@ package qa
 //     merely shares "what" and "is" with the question well above zero, so
 //     cosine alone cannot tell "what time is dinner today?" from a real
 //     question, or
-//   - the keyword side ranked it near the top and it holds most of the
-//     query's terms (exact names and numbers that embeddings blur).
+//   - the keyword side ranked it near the top of the whole scope (not only
+//     of the books routing searched first) and it holds most of the query's
+//     terms (exact names and numbers that embeddings blur).
 //
 // The strong bar never sits less than strongMargin above the minimum, so
 // raising the minimum for a model whose cosines crowd together (e5 scores an
@@ -17,22 +20,30 @@ package qa
 // It returns what survives and what was dropped.
 func (p *Pipeline) threshold(query string, cands []*candidate, min float64) (kept, dropped []*candidate) {
 	strong := max(p.opts.StrongScore, min+strongMargin)
-	qterms := contentTerms(p.deps.Terms(query))
+	qterms := analysis.ContentTerms(p.deps.Terms(query))
 	need := needTerms(len(qterms))
 	for _, c := range cands {
 		var have map[string]bool
 		terms := func() map[string]bool {
 			if have == nil {
-				have = termSet(p.deps.Terms(c.chunk.Text))
+				have = analysis.TermSet(p.deps.Terms(c.chunk.Text))
 			}
 			return have
 		}
+		// A chunk that only the search of the routed books (or of the query
+		// as definitions expanded it) found, or found by vectors, must hold
+		// most of the question's terms or be close in meaning: a year or a
+		// company name alone routes to a book without making its chunks
+		// relevant.
+		routedOnly := c.seenVec == 0 && c.seenLex == 0 || c.vecRank > 0 && c.seenVec == 0
 		switch {
+		case routedOnly && !(c.vecScore >= strong || coverage(qterms, terms()) >= p.opts.LexicalCover):
+			dropped = append(dropped, c)
 		case c.vecRank > 0 && c.vecScore >= strong:
 			kept = append(kept, c)
 		case c.vecRank > 0 && c.vecScore >= min && matched(qterms, terms()) >= need:
 			kept = append(kept, c)
-		case c.lexRank > 0 && c.lexRank <= p.opts.LexicalRank && coverage(qterms, terms()) >= p.opts.LexicalCover:
+		case c.seenLex > 0 && c.seenLex <= p.opts.LexicalRank && coverage(qterms, terms()) >= p.opts.LexicalCover:
 			kept = append(kept, c)
 		default:
 			dropped = append(dropped, c)

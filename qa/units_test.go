@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/citebook/citebook"
-	"github.com/citebook/citebook/index/lexical"
+	"github.com/citebook/citebook/analysis"
 )
 
 func TestParseStatements(t *testing.T) {
@@ -65,18 +65,67 @@ func TestFuse(t *testing.T) {
 	hit := func(id string, s float64) citebook.Hit { return citebook.Hit{Chunk: citebook.Chunk{ID: id}, Score: s} }
 	vec := []citebook.Hit{hit("a", 0.9), hit("b", 0.8), hit("c", 0.7)}
 	lex := []citebook.Hit{hit("c", 12), hit("d", 10)}
-	got := fuse(0, vec, lex, 60)
+	got := fuse(0, vec, lex, nil, Fusion{Lexical: 0.6, Vector: 0.4, Repeat: 1})
 	ids := []string{}
 	for _, c := range got {
 		ids = append(ids, c.chunk.ID)
 	}
-	// c is third by vector and first by keyword: 1/63+1/61 beats 1/61 (a).
-	require.Equal(t, []string{"c", "a", "b", "d"}, ids)
-	require.InDelta(t, 1.0/63+1.0/61, got[0].fused, 1e-12)
+	// Cosines min-max to a 1, b 0.5, c 0; BM25 over the best to c 1, d 10/12.
+	// c: 0.6·1 = 0.6; d: 0.6·10/12 = 0.5; a: 0.4·1; b: 0.4·0.5.
+	require.Equal(t, []string{"c", "d", "a", "b"}, ids)
+	require.InDelta(t, 0.6, got[0].fused, 1e-12)
+	require.InDelta(t, 0.5, got[1].fused, 1e-12)
 	require.Equal(t, 3, got[0].vecRank)
 	require.Equal(t, 1, got[0].lexRank)
-	require.Equal(t, 0, got[3].vecRank)
-	require.Equal(t, 0.0, got[3].vecScore)
+	require.Equal(t, 0, got[1].vecRank)
+	require.Equal(t, 0.0, got[1].vecScore)
+
+	// With all weight on one side, fusion is that side's ranking.
+	for _, tc := range []struct {
+		w    Fusion
+		want []string
+	}{
+		{Fusion{Lexical: 1, Repeat: 1}, []string{"c", "d"}},
+		{Fusion{Vector: 1, Repeat: 1}, []string{"a", "b"}},
+	} {
+		got := fuse(0, vec, lex, nil, tc.w)
+		require.Equal(t, tc.want, []string{got[0].chunk.ID, got[1].chunk.ID})
+	}
+}
+
+// BM25 of the query as definitions expanded it is a third, lighter signal:
+// it can lift a chunk the question's own words missed, never replace them.
+func TestFuseExpanded(t *testing.T) {
+	hit := func(id string, s float64) citebook.Hit { return citebook.Hit{Chunk: citebook.Chunk{ID: id}, Score: s} }
+	lex := []citebook.Hit{hit("a", 10), hit("b", 6)}
+	expanded := []citebook.Hit{hit("c", 20), hit("b", 10), hit("a", 5)}
+	got := fuse(0, nil, lex, expanded, Fusion{Lexical: 1, Expansion: 0.5, Repeat: 1})
+	ids := []string{}
+	for _, c := range got {
+		ids = append(ids, c.chunk.ID)
+	}
+	// a: 1 + 0.5·0.25; b: 0.6 + 0.5·0.5; c: 0.5·1.
+	require.Equal(t, []string{"a", "b", "c"}, ids)
+	require.InDelta(t, 1.125, got[0].fused, 1e-12)
+	require.Equal(t, 0, got[2].lexRank, "the expanded search does not rank as the question's BM25")
+}
+
+// The chunks of one page pool their evidence into the page's best chunk,
+// and the page's other chunks step back so the next page is seen first.
+func TestFusePoolsPages(t *testing.T) {
+	hit := func(id string, page int, s float64) citebook.Hit {
+		return citebook.Hit{Chunk: citebook.Chunk{ID: id, BookID: "b", PageStart: page, PageEnd: page}, Score: s}
+	}
+	// Page 7 has three moderate chunks (a statement split by the chunker),
+	// page 3 one chunk that is a little better than each of them.
+	lex := []citebook.Hit{hit("p3", 3, 10), hit("p7a", 7, 9), hit("p7b", 7, 8), hit("p7c", 7, 8), hit("p9", 9, 7)}
+	got := fuse(0, nil, lex, nil, Fusion{Lexical: 1, Page: 0.3, Repeat: 0.5})
+	ids := []string{}
+	for _, c := range got {
+		ids = append(ids, c.chunk.ID)
+	}
+	require.Equal(t, []string{"p7a", "p3", "p9", "p7b", "p7c"}, ids)
+	require.InDelta(t, 0.9+0.3*1.6, got[0].fused, 1e-12)
 }
 
 func TestDedupeDropsOverlappingPassages(t *testing.T) {
@@ -98,7 +147,7 @@ func TestDedupeDropsOverlappingPassages(t *testing.T) {
 }
 
 func TestOverlapReranker(t *testing.T) {
-	r := NewOverlapReranker(lexical.Terms)
+	r := NewOverlapReranker(analysis.Terms)
 	got, err := r.Rerank(context.Background(), "What is the mode of a vector?", []string{
 		"Vectors must have their values all of the same mode.",
 		"The function attributes(object) returns a list.",
@@ -142,7 +191,7 @@ func TestEstimateTokens(t *testing.T) {
 }
 
 func TestExtractiveSkipsCodeAndLeaders(t *testing.T) {
-	e := NewExtractive(lexical.Terms)
+	e := NewExtractive(analysis.Terms)
 	chunk := func(id, text string, rank int) ContextChunk {
 		return ContextChunk{Chunk: citebook.Chunk{ID: id, Text: text}, Rank: rank}
 	}
@@ -166,9 +215,9 @@ func TestExtractiveSkipsCodeAndLeaders(t *testing.T) {
 }
 
 func TestThreshold(t *testing.T) {
-	p := &Pipeline{deps: Deps{Terms: lexical.Terms}, opts: Options{}.withDefaults()}
+	p := &Pipeline{deps: Deps{Terms: analysis.Terms}, opts: Options{}.withDefaults()}
 	c := func(id, text string, cos float64, vr, lr int) *candidate {
-		return &candidate{chunk: citebook.Chunk{ID: id, Text: text}, vecScore: cos, vecRank: vr, lexRank: lr}
+		return &candidate{chunk: citebook.Chunk{ID: id, Text: text}, vecScore: cos, vecRank: vr, lexRank: lr, seenVec: vr, seenLex: lr}
 	}
 	tests := []struct {
 		name  string
@@ -225,7 +274,7 @@ func TestPipelineUsesHTTPReranker(t *testing.T) {
 		require.NoError(t, json.NewEncoder(w).Encode(map[string]any{"results": out}))
 	}))
 	defer srv.Close()
-	p := lib.pipeline(t, NewExtractive(lexical.Terms), Options{})
+	p := lib.pipeline(t, NewExtractive(analysis.Terms), Options{})
 	p.deps.Reranker = NewHTTPReranker(srv.URL, "", "", srv.Client())
 	a, err := p.Ask(context.Background(), alice, Request{Question: "How do I change the length of an object?"}, nil)
 	require.NoError(t, err)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/acl"
+	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/index/embed"
 	"github.com/citebook/citebook/index/embedded"
@@ -71,7 +72,7 @@ func realServerWith(t *testing.T, tweak func(*Config), books ...string) (string,
 	require.NoError(t, err)
 	pipeline, err := qa.NewPipeline(qa.Deps{
 		Embedder: emb, Vectors: vec, Lexical: lex, Library: meta, Access: resolver,
-		Terms: lexical.Terms, Tokens: tok, Answerer: qa.NewExtractive(lexical.Terms), Logger: log, Geometry: meta,
+		Terms: analysis.Terms, Tokens: tok, Answerer: qa.NewExtractive(analysis.Terms), Logger: log, Geometry: meta,
 	}, qa.Options{})
 	require.NoError(t, err)
 	tokens := auth.NewStore(meta.SQL())
@@ -230,7 +231,7 @@ func statusHas(text string) chromedp.Action[chromedp.Void] {
 const readyBook = `#books li[data-state="ready"] button.open`
 
 // TestBrowserUploadAskCite drives the reader page in headless Chromium the
-// way a new user meets it: an empty library, a file that fails to index, a
+// way a new user meets it: an empty library, a file refused at upload, a
 // corpus book uploaded through the form and indexed, a duplicate upload
 // refused, a question answered, citation [1] opened at the cited page with
 // the quoted passage marked (desktop and phone width), and the book deleted.
@@ -255,18 +256,16 @@ func TestBrowserUploadAskCite(t *testing.T) {
 	require.Contains(t, b.text("#empty"), "Add a book")
 	b.shoot("library-empty.png")
 
-	// A file that cannot be parsed: the job fails and the UI says why.
-	failed := `#books li[data-state="failed"]`
+	// A file that is plainly not a PDF is refused at upload (400), before any
+	// job exists: the UI says why and the library stays empty.
 	b.do(chromedp.SetUploadFiles(chromedp.ID("upload-file"), []string{broken}),
 		chromedp.Click(chromedp.ID("upload-button")),
-		chromedp.WaitVisible(chromedp.CSS(failed+" .note")),
-		statusHas("failed"),
+		statusHas("is named .pdf but is not a PDF file"),
 	)
-	failure := b.text(failed + " .note")
-	t.Logf("failed upload: %s", failure)
-	require.Contains(t, failure, "indexing failed: broken.pdf ", "the reason names the uploaded file")
-	b.shoot("library-failed.png")
-	b.do(chromedp.Click(chromedp.CSS(failed+" .delete")), chromedp.WaitVisible(chromedp.ID("empty")))
+	t.Logf("refused upload: %s", b.text("#status"))
+	require.Contains(t, b.text("#status"), "broken.pdf", "the reason names the uploaded file")
+	require.False(t, b.check(`document.getElementById("empty").hidden`), "nothing was added to the library")
+	b.shoot("library-refused.png")
 
 	// The real book, with a title typed in; indexing runs in the background.
 	const title = "An Introduction to R"

@@ -13,7 +13,7 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/acl"
-	"github.com/citebook/citebook/index/lexical"
+	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/ingest"
 	"github.com/citebook/citebook/qa"
 )
@@ -100,7 +100,8 @@ func newPipeline(a *app, o answerOptions) (*qa.Pipeline, error) {
 		Lexical:  a.Lexical,
 		Library:  a.Meta,
 		Access:   acl.NewResolver(a.Meta, acl.NewStore(a.Meta.SQL()), a.Meta),
-		Terms:    lexical.Terms,
+		Terms:    analysis.Terms,
+		Books:    a.Meta,
 		Logger:   a.Log,
 		Geometry: a.Meta,
 	}
@@ -111,7 +112,7 @@ func newPipeline(a *app, o answerOptions) (*qa.Pipeline, error) {
 	}
 	switch o.LLM {
 	case "", "none":
-		deps.Answerer = qa.NewExtractive(lexical.Terms)
+		deps.Answerer = qa.NewExtractive(analysis.Terms)
 	case "openai", "ollama":
 		m, err := qa.OpenModel(qa.ModelConfig{Provider: o.LLM, URL: o.LLMURL, Model: o.LLMModel, Key: o.LLMKey})
 		if err != nil {
@@ -125,7 +126,8 @@ func newPipeline(a *app, o answerOptions) (*qa.Pipeline, error) {
 	if o.RerankURL != "" {
 		deps.Reranker = qa.NewHTTPReranker(o.RerankURL, o.RerankModel, o.RerankKey, nil)
 	}
-	return qa.NewPipeline(deps, qa.Options{MinScore: o.MinScore, K: o.K})
+	opts := qa.Options{MinScore: o.MinScore, K: o.K}
+	return qa.NewPipeline(deps, opts)
 }
 
 // askFlags are the flags of `citebook ask`.

@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/eval"
-	"github.com/citebook/citebook/index/lexical"
 )
 
 // evalFlags are the flags of `citebook eval`.
@@ -44,10 +44,15 @@ questions (and the unanswerable ones about their books); --book ID keeps
 only the questions about those books.
 
 --json prints the summary: {"questions","recall_at_k":{"1","5","10"},
-"mrr_at_10","ndcg_at_10","hit_rate","page_recall_at_k":{"1","5","10"},
+"mrr_at_10","ndcg_at_10","hit_rate","hit_at_k":{"1","5","10"},
+"page_recall_at_k":{"1","5","10"},
 "citation_page_accuracy","citation_precision","citation_recall",
 "refusal_accuracy","answered_coverage","latency_ms":{"p50","p95"},
-"context_duplication_rate","tokens_per_question","setup":{...}}.`,
+"context_duplication_rate","tokens_per_question","signals":{"fused",
+"bm25_only","vectors_only": {"recall_at_k","page_recall_at_k","hit_at_k",
+"mrr_at_10"}},"setup":{...,"fusion"}}. The signals rank the same retrieved
+candidates by each retriever alone, so fusion is always measured against
+BM25 alone in the same run.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runEval(cmd, f) },
 	}
@@ -100,9 +105,10 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 	errw := cmd.ErrOrStderr()
 	h, err := eval.New(a.Builder, p, a.Meta, eval.Config{
 		Scope:  f.scope,
-		Terms:  lexical.Terms,
+		Terms:  analysis.Terms,
 		Logger: a.Log,
-		Setup:  eval.Setup{Embedder: a.Embed.Version().String(), Store: f.app.Store, Answerer: f.answer.answerer()},
+		Setup: eval.Setup{Embedder: a.Embed.Version().String(), Store: f.app.Store, Answerer: f.answer.answerer(),
+			Fusion: fmt.Sprintf("%+v", p.Fusion())},
 		Progress: func(done, total int) {
 			if done == total || done%25 == 0 {
 				fmt.Fprintf(errw, "eval: %d/%d questions\n", done, total)

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/citebook/citebook"
-	"github.com/citebook/citebook/index/lexical"
+	"github.com/citebook/citebook/analysis"
 )
 
 // Builtin is an offline, deterministic embedder: feature hashing of the
@@ -68,7 +68,7 @@ func (b *Builtin) embed(text string) []float32 {
 	// next to the folding into dim buckets below.
 	var terms, grams []uint64
 	var w []rune
-	for _, t := range lexical.Terms(text) {
+	for _, t := range analysis.Terms(text) {
 		terms = append(terms, hashString(seedTerm, t))
 		w = append(w[:0], '<')
 		for _, r := range t {

@@ -5,7 +5,8 @@
 // in memory, rebuilt from that table at Open. SQLite FTS5 was measured first:
 // its bm25() ranking took ~100–200 ms for a common word over 100k chunks in
 // the pure-Go build, while scoring posting lists in Go takes about a
-// millisecond. Text is segmented by Terms, so English and Chinese need no
+// millisecond. Text is segmented by analysis.Terms (queries by
+// analysis.QueryTerms), so English and Chinese need no
 // tokenizer plugin, and the access filter is resolved to the set of admitted
 // rows before any posting is scored, so ranking only ever sees chunks the
 // principal may read (that bitset is cached per filter until the next
@@ -31,6 +32,7 @@ import (
 	"sync"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/index/internal/sqlitefile"
 )
 
@@ -300,7 +302,7 @@ func indexText(c *citebook.Chunk) string {
 
 // termCounts segments a chunk and counts each term.
 func termCounts(c *citebook.Chunk) (map[string]int32, int32) {
-	ts := Terms(indexText(c))
+	ts := analysis.Terms(indexText(c))
 	tf := make(map[string]int32, len(ts))
 	for _, t := range ts {
 		tf[t]++
@@ -416,7 +418,7 @@ func (x *Index) IDs(ctx context.Context, bookID string) ([]string, error) {
 // admits, best first.
 func (x *Index) Search(ctx context.Context, query string, f citebook.Filter, k int) ([]citebook.Hit, error) {
 	hits := []citebook.Hit{}
-	qterms := queryTerms(query)
+	qterms := analysis.QueryTerms(query)
 	if k <= 0 || len(qterms) == 0 || len(f.Books) == 0 {
 		return hits, nil
 	}
@@ -689,28 +691,6 @@ func (x *Index) admit(f *citebook.Filter) []uint64 {
 		}
 	}
 	return bits
-}
-
-// queryTerms turns free text into unique query terms, without stopwords
-// unless nothing else is left.
-func queryTerms(query string) []string {
-	seen := map[string]bool{}
-	var keep, stop []string
-	for _, t := range Terms(query) {
-		if seen[t] {
-			continue
-		}
-		seen[t] = true
-		if isStopword(t) {
-			stop = append(stop, t)
-		} else {
-			keep = append(keep, t)
-		}
-	}
-	if len(keep) == 0 {
-		return stop
-	}
-	return keep
 }
 
 type cand struct {

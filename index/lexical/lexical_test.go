@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/index/storetest"
 	"github.com/citebook/citebook/internal/corpus"
@@ -19,27 +20,6 @@ import (
 )
 
 var _ index.LexicalIndex = (*Index)(nil)
-
-func TestTerms(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string
-	}{
-		{"Vectors and Graphs", []string{"vector", "and", "graph"}},
-		{"The classes' libraries", []string{"the", "class", "library"}},
-		{"中文检索", []string{"中", "文", "中文", "检", "文检", "索", "检索"}},
-		{"R语言3.5版", []string{"r", "语", "言", "语言", "3", "5", "版"}},
-		{"Café NAÏVE", []string{"café", "naïve"}},
-		{"the ﬁle ＰＤＦ ２０２４年", []string{"the", "file", "pdf", "2024", "年"}},
-		{`"quoted" NEAR(a* -b) col:x`, []string{"quoted", "near", "a", "b", "col", "x"}},
-		{"  ,.;  ", nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			require.Equal(t, tt.want, Terms(tt.in))
-		})
-	}
-}
 
 func open(t *testing.T, dir string) *Index {
 	t.Helper()
@@ -383,7 +363,7 @@ func exhaustive(x *Index, query string, f citebook.Filter, k int) []citebook.Hit
 	n := float64(x.live)
 	avgdl := float64(x.totalLen) / n
 	scores := map[int32]float64{}
-	for _, t := range queryTerms(query) {
+	for _, t := range analysis.QueryTerms(query) {
 		id, ok := x.terms[t]
 		if !ok || x.df[id] == 0 {
 			continue
@@ -438,7 +418,7 @@ func TestPrunedMatchesExhaustive(t *testing.T) {
 
 	var words []string
 	for _, p := range paras {
-		words = append(words, Terms(p.Text)...)
+		words = append(words, analysis.Terms(p.Text)...)
 	}
 	r := rand.New(rand.NewPCG(8, 9))
 	filters := []citebook.Filter{

@@ -1,4 +1,4 @@
-package lexical
+package analysis
 
 import (
 	"testing"
@@ -22,7 +22,7 @@ func FuzzTerms(f *testing.F) {
 				t.Fatalf("invalid UTF-8 term %q from %q", term, s)
 			}
 			r, _ := utf8.DecodeRuneInString(term)
-			if isCJK(r) {
+			if IsCJK(r) {
 				if n := utf8.RuneCountInString(term); n > 2 {
 					t.Fatalf("CJK term %q of %d characters from %q", term, n, s)
 				}
@@ -31,6 +31,35 @@ func FuzzTerms(f *testing.F) {
 			if again := Terms(term); len(again) != 1 || again[0] != term {
 				t.Fatalf("term %q from %q re-segments to %q", term, s, again)
 			}
+		}
+	})
+}
+
+// FuzzQueryTerms checks that a query looks up only terms its text yields
+// (or their letter and digit parts), each once, and never nothing for text
+// that has terms.
+func FuzzQueryTerms(f *testing.F) {
+	for _, s := range []string{"What is 3M's FY2018 capex?", "检索系统是什么？", "年", "the of and", "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		all := map[string]bool{}
+		for _, term := range Terms(s) {
+			all[term] = true
+			for _, p := range compoundParts(term) {
+				all[p] = true
+			}
+		}
+		q := QueryTerms(s)
+		seen := map[string]bool{}
+		for _, term := range q {
+			if !all[term] || seen[term] {
+				t.Fatalf("query term %q of %q: from the text %v, repeated %v", term, s, all[term], seen[term])
+			}
+			seen[term] = true
+		}
+		if len(all) > 0 && len(q) == 0 {
+			t.Fatalf("no query terms for %q with terms %v", s, all)
 		}
 	})
 }

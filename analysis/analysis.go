@@ -1,0 +1,246 @@
+// Package analysis turns text into the terms citebook searches by: one
+// tokenizer, one CJK segmentation and one stop-word list, shared by the
+// lexical index (indexing and querying), the builtin embedder, the answering
+// pipeline's thresholds, reranking and extraction, and evaluation — so a
+// question is analysed exactly as the books it is matched against. Modelled
+// on bleve's analysis package (tokenizer → token filters), reduced to what
+// citebook needs; it has no dependencies inside the module.
+package analysis
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// Terms splits text into the terms the index stores and queries match.
+// Words of alphabetic scripts are lowercased and lightly stemmed (English
+// plurals), so "Vectors" matches "vector". Scripts written without spaces
+// (Chinese, Japanese kana, Korean) yield every character and every pair of
+// adjacent characters: unigrams keep recall for one-character words, bigrams
+// give the precision of two-character words without a dictionary.
+// Non-ASCII text is NFKC-normalised first, so ligatures from PDFs ("ﬁle")
+// and full-width forms in CJK text ("ＰＤＦ", "２０２４") match what people
+// type.
+func Terms(s string) []string {
+	if !isASCII(s) {
+		// Invalid bytes become separators first: left in place they can hide
+		// the next character from normalisation ("\xf1ĳ" kept the ĳ ligature
+		// that "ĳ" alone folds to "ij"), and a term must match itself.
+		s = norm.NFKC.String(strings.ToValidUTF8(s, " "))
+	}
+	var (
+		out  []string
+		word []byte
+		prev rune // previous CJK rune in the current run, 0 outside a run
+	)
+	flush := func() {
+		if len(word) > 0 {
+			out = append(out, stem(string(word)))
+			word = word[:0]
+		}
+	}
+	for _, r := range s {
+		if r < 0x80 { // ASCII fast path: most text in most books
+			prev = 0
+			switch {
+			case 'a' <= r && r <= 'z' || '0' <= r && r <= '9':
+				word = append(word, byte(r))
+			case 'A' <= r && r <= 'Z':
+				word = append(word, byte(r+'a'-'A'))
+			default:
+				flush()
+			}
+			continue
+		}
+		switch {
+		case IsCJK(r):
+			flush()
+			out = append(out, string(r))
+			if prev != 0 {
+				out = append(out, string([]rune{prev, r}))
+			}
+			prev = r
+		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
+			prev = 0
+			word = utf8.AppendRune(word, unicode.ToLower(r))
+		default:
+			prev = 0
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+// QueryTerms turns a question into the unique terms a keyword search looks
+// up. Stop words are dropped unless nothing else is left (they match nearly
+// every chunk, add almost nothing to BM25 and make the search visit every
+// row). In runs of CJK characters only the bigrams are kept, and the
+// characters of runs too short to have one: a question's single characters
+// ("的", "是", "年") match most passages of a Chinese library and drown the
+// bigrams that name what is asked; the index keeps unigrams, so a
+// one-character question still finds its passages. A word that joins
+// letters and digits also looks up its parts ("FY2018" → "fy2018", "fy",
+// "2018"), since books write "fiscal 2018" as often as "FY2018".
+func QueryTerms(q string) []string {
+	terms := Terms(q)
+	seen := map[string]bool{}
+	var keep, stop []string
+	add := func(t string) {
+		if seen[t] {
+			return
+		}
+		seen[t] = true
+		if IsStopword(t) {
+			stop = append(stop, t)
+		} else {
+			keep = append(keep, t)
+		}
+	}
+	for i, t := range terms {
+		if cjkUnigram(t) && inBigram(terms, i) {
+			continue
+		}
+		add(t)
+		for _, part := range compoundParts(t) {
+			add(part)
+		}
+	}
+	if len(keep) == 0 {
+		return stop
+	}
+	return keep
+}
+
+// compoundParts splits an ASCII word of letters and digits into its runs
+// of at least two letters or three digits; nil for other words.
+func compoundParts(t string) []string {
+	if !isASCII(t) {
+		return nil
+	}
+	var out []string
+	start := 0
+	for i := 1; i <= len(t); i++ {
+		if i < len(t) && isDigit(t[i]) == isDigit(t[start]) {
+			continue
+		}
+		if i-start == len(t) {
+			return nil // one run: not a compound
+		}
+		if run := t[start:i]; isDigit(run[0]) && len(run) >= 3 || !isDigit(run[0]) && len(run) >= 2 {
+			out = append(out, run)
+		}
+		start = i
+	}
+	return out
+}
+
+func isDigit(b byte) bool { return '0' <= b && b <= '9' }
+
+// cjkUnigram reports whether t is a single CJK character.
+func cjkUnigram(t string) bool {
+	r, n := utf8.DecodeRuneInString(t)
+	return n == len(t) && IsCJK(r)
+}
+
+// inBigram reports whether the unigram terms[i] is part of a bigram that
+// Terms emitted next to it: the bigram ending in it follows it, the one
+// starting with it follows the next unigram.
+func inBigram(terms []string, i int) bool {
+	if i+1 < len(terms) && utf8.RuneCountInString(terms[i+1]) == 2 && strings.HasSuffix(terms[i+1], terms[i]) {
+		return true
+	}
+	return i+2 < len(terms) && utf8.RuneCountInString(terms[i+2]) == 2 && strings.HasPrefix(terms[i+2], terms[i])
+}
+
+// ContentTerms drops stop words and repeats from segmented terms: what a
+// passage must share with a question to be about it. Unlike QueryTerms it
+// never falls back to stop words, so a question made only of them has no
+// content at all.
+func ContentTerms(terms []string) []string {
+	out := terms[:0:0]
+	seen := map[string]bool{}
+	for _, t := range terms {
+		t = strings.ToLower(t)
+		if IsStopword(t) || seen[t] {
+			continue
+		}
+		seen[t] = true
+		out = append(out, t)
+	}
+	return out
+}
+
+// TermSet is the set of a text's lower-cased terms.
+func TermSet(terms []string) map[string]bool {
+	m := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		m[strings.ToLower(t)] = true
+	}
+	return m
+}
+
+// IsCJK reports whether r belongs to a script written without spaces
+// between words.
+func IsCJK(r rune) bool {
+	return r >= 0x1100 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+// stem strips English plural endings from ASCII words; it is deliberately
+// light so it never merges unrelated words.
+func stem(w string) string {
+	if len(w) < 4 || !isASCII(w) {
+		return w
+	}
+	switch {
+	case strings.HasSuffix(w, "ies") && len(w) > 4:
+		return w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "sses"):
+		return w[:len(w)-2]
+	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		return w[:len(w)-1]
+	}
+	return w
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// IsStopword reports terms that carry no topic: English function words and
+// the words questions are phrased with ("what", "explain"), as Terms emits
+// them (stemmed: "does" → "doe"), the pieces contractions and possessives
+// leave ("s", "t", "ll"), and Chinese particles and question words. A chunk
+// sharing only these with a question is not about it, and a search for them
+// visits every row. Personal pronouns other than "I", "we", "you" and
+// "they" are kept: "Call me Ishmael" and "what did she say" hinge on them.
+func IsStopword(t string) bool {
+	_, ok := stopwords[t]
+	return ok
+}
+
+var stopwords = func() map[string]struct{} {
+	m := map[string]struct{}{}
+	for _, w := range strings.Fields(`
+a about above after again against all also am an and any are as at be because been before
+being below between both but by can could did do does doe doing down during each few for from
+further had has have having here how i if in into is it its
+itself just more most no nor not now of off on once only or other our ours ourselve
+ourselves out over own same should so some such than that the their theirs them themselve
+themselves then there these they this those through to too under until up very was wa we were
+what when where which while who whom why will with would you your yours yourself yourselve
+yourselves tell explain describe give please
+s t d ll re ve
+的 是 了 在 和 有 我 他 这 也 吗 呢 什么 哪 哪个 哪些 怎么 怎样 如何 为什么 多少 谁 几 为什`) {
+		m[w] = struct{}{}
+	}
+	return m
+}()

@@ -1,0 +1,66 @@
+package analysis
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestTerms(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"Vectors and Graphs", []string{"vector", "and", "graph"}},
+		{"The classes' libraries", []string{"the", "class", "library"}},
+		{"中文检索", []string{"中", "文", "中文", "检", "文检", "索", "检索"}},
+		{"R语言3.5版", []string{"r", "语", "言", "语言", "3", "5", "版"}},
+		{"Café NAÏVE", []string{"café", "naïve"}},
+		{"the ﬁle ＰＤＦ ２０２４年", []string{"the", "file", "pdf", "2024", "年"}},
+		{`"quoted" NEAR(a* -b) col:x`, []string{"quoted", "near", "a", "b", "col", "x"}},
+		{"  ,.;  ", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			require.Equal(t, tt.want, Terms(tt.in))
+		})
+	}
+}
+
+func TestQueryTerms(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"What does the sink function do?", []string{"sink", "function"}},
+		{"What is it?", []string{"what", "is", "it"}}, // nothing but stop words: keep them
+		{"检索系统是什么？", []string{"检索", "索系", "系统", "统是", "是什"}},
+		{"R语言3.5版", []string{"r", "语言", "3", "5", "版"}}, // a lone character stays
+		{"年", []string{"年"}},
+		{"Vectors vectors VECTOR", []string{"vector"}},
+		{"3M FY2018 10-K capex in Q2", []string{"3m", "fy2018", "fy", "2018", "10", "k", "capex", "q2"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			require.Equal(t, tt.want, QueryTerms(tt.in))
+		})
+	}
+}
+
+// The stop list is checked against terms as Terms emits them, so a listed
+// word must survive its own analysis unchanged or be listed in its analysed
+// form too.
+func TestStopwordsAnalysed(t *testing.T) {
+	for w := range stopwords {
+		ts := Terms(w)
+		for _, x := range ts {
+			if len([]rune(x)) == 1 && IsCJK([]rune(x)[0]) && len(ts) > 1 {
+				continue // a multi-character Chinese stop word is matched as its bigram
+			}
+			assert.True(t, IsStopword(x), "%q analyses to %q, which is not a stop word", w, x)
+		}
+	}
+	assert.Empty(t, ContentTerms(Terms("What is it that you would explain?")))
+	assert.Equal(t, []string{"capital", "expenditure"}, ContentTerms(Terms("What were the capital expenditures?")))
+}
