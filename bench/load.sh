@@ -28,6 +28,8 @@ WORK=${WORK:-${TMPDIR:-/tmp}/citebook-load}
 ADDR=${ADDR:-127.0.0.1:18181}
 PPROF=${PPROF:-127.0.0.1:18182}
 OUT=${OUT:-artifacts/load}
+# SERVER_ENV is passed to the server, e.g. SERVER_ENV=GOMEMLIMIT=700MiB.
+SERVER_ENV=${SERVER_ENV:-}
 
 mkdir -p "$WORK" "$OUT"
 go build -o "$WORK/citebook" ./cmd/citebook
@@ -50,26 +52,59 @@ if [ ! -s "$LIB/.token" ]; then
 fi
 TOKEN=$(cat "$LIB/.token")
 
-"$WORK/citebook" serve --data "$LIB" --addr "$ADDR" --rate 0 --pprof "$PPROF" 2>"$WORK/serve.log" &
-SERVER=$!
-trap 'kill $SERVER 2>/dev/null; wait $SERVER 2>/dev/null || true' EXIT
-for _ in $(seq 100); do
-  curl -fsS "http://$ADDR/readyz" >/dev/null 2>&1 && break
-  sleep 0.2
-done
-curl -fsS "http://$ADDR/readyz"; echo
+# cpu_ms prints the server's user+system CPU time in ms (from /proc), so
+# CPU per request can be reported even when other work shares the cores.
+cpu_ms() { awk -v hz="$(getconf CLK_TCK)" '{print int(($14+$15)*1000/hz)}' "/proc/$SERVER/stat"; }
+rss() { awk '/VmRSS|VmHWM/{printf "%s %d MB  ", $1, $2/1024}' "/proc/$SERVER/status"; echo; }
+# run ENDPOINT LABEL: one measured load run, then the CPU each request cost.
+run() {
+  local c0 n c1
+  c0=$(cpu_ms)
+  "$WORK/loadgen" -url "http://$ADDR/v1/$1" -token "$TOKEN" -questions "$Q" -c "$CONC" -d "$DURATION" | tee "$OUT/$1.txt"
+  c1=$(cpu_ms)
+  n=$(sed -n 's/.*: \([0-9]*\) requests in.*/\1/p' "$OUT/$1.txt")
+  echo "  server CPU $(( c1 - c0 )) ms for $n requests: $(awk -v c=$(( c1 - c0 )) -v n="$n" 'BEGIN{printf "%.2f", c/n}') CPU-ms/request; load average $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/$1.txt"
+}
 
 Q="$WORK/books-$CHUNKS/questions.txt"
+# start_server starts `citebook serve` and prints how long it took until
+# the first search was answered (the restart cost).
+start_server() {
+  local t0 t1
+  t0=$(date +%s%N)
+  env $SERVER_ENV "$WORK/citebook" serve --data "$LIB" --addr "$ADDR" --rate 0 --pprof "$PPROF" 2>>"$WORK/serve.log" &
+  SERVER=$!
+  until curl -fsS -o /dev/null -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
+      -d "{\"question\":\"$(head -1 "$Q" | tr -d '"?')\"}" "http://$ADDR/v1/search" 2>/dev/null; do
+    kill -0 $SERVER 2>/dev/null || { echo "server died; see $WORK/serve.log"; tail -5 "$WORK/serve.log"; exit 1; }
+    sleep 0.05
+  done
+  t1=$(date +%s%N)
+  echo "restart to first answer: $(( (t1 - t0) / 1000000 )) ms wall, $(cpu_ms) ms server CPU (load average $(cut -d' ' -f1 /proc/loadavg)); $(rss)"
+}
+: >"$WORK/serve.log"
+# The first start after indexing may have to rebuild the in-memory indexes
+# from SQLite (when the indexer left no current snapshots); stopping the
+# server saves them, and the measured server restarts from them.
+start_server >"$WORK/first-start.txt"
+sed 's/^/first start: /' "$WORK/first-start.txt"
+kill $SERVER; wait $SERVER 2>/dev/null || true
+start_server
+trap 'kill $SERVER 2>/dev/null; wait $SERVER 2>/dev/null || true' EXIT
+"$WORK/loadgen" -url "http://$ADDR/v1/search" -token "$TOKEN" -questions "$Q" -c "$CONC" -d 3s | sed 's/^/first 3 s after the restart: /'
+
 # Warm up caches (page cache, lazily built indexes) before measuring.
 "$WORK/loadgen" -url "http://$ADDR/v1/search" -token "$TOKEN" -questions "$Q" -c 1 -d "$WARMUP" >/dev/null
 grep -h "vector graph built" "$WORK/serve.log" || true
+echo "after warm-up: $(rss)"
 
 secs=${DURATION%s}
 curl -fsS -o "$OUT/search.cpu.pprof" "http://$PPROF/debug/pprof/profile?seconds=$(( secs > 2 ? secs - 2 : 1 ))" &
 PROF=$!
-"$WORK/loadgen" -url "http://$ADDR/v1/search" -token "$TOKEN" -questions "$Q" -c "$CONC" -d "$DURATION" | tee "$OUT/search.txt"
+run search
 wait $PROF
-"$WORK/loadgen" -url "http://$ADDR/v1/ask" -token "$TOKEN" -questions "$Q" -c "$CONC" -d "$DURATION" | tee "$OUT/ask.txt"
+run ask
+echo "after load: $(rss)"
 
 echo "--- where /v1/search spends CPU (go tool pprof -top, cumulative) ---"
 go tool pprof -top -cum -nodecount 30 "$WORK/citebook" "$OUT/search.cpu.pprof" 2>/dev/null | tee "$OUT/search.top.txt" | head -40

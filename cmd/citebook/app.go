@@ -121,6 +121,25 @@ func openApp(ctx context.Context, o appOptions) (_ *app, err error) {
 	}
 	a.Embed = emb
 
+	// The lexical index loads while the vector store does: each reads its
+	// own files, so a restart takes the longer of the two, not the sum.
+	type opened struct {
+		x   *lexical.Index
+		err error
+	}
+	lex := make(chan opened, 1)
+	go func() {
+		x, err := lexical.Open(ctx, filepath.Join(o.Data, "lexical"))
+		lex <- opened{x, err}
+	}()
+	defer func() {
+		if lex != nil { // returned before taking it: close it unused
+			if r := <-lex; r.x != nil {
+				r.x.Close()
+			}
+		}
+	}()
+
 	switch o.Store {
 	case "", "embedded":
 		vs, err := embedded.Open(ctx, filepath.Join(o.Data, "vectors"))
@@ -143,9 +162,12 @@ func openApp(ctx context.Context, o appOptions) (_ *app, err error) {
 	}
 	a.closers = append(a.closers, a.Vectors.Close)
 
-	if a.Lexical, err = lexical.Open(ctx, filepath.Join(o.Data, "lexical")); err != nil {
-		return nil, err
+	r := <-lex
+	lex = nil
+	if r.err != nil {
+		return nil, r.err
 	}
+	a.Lexical = r.x
 	a.closers = append(a.closers, a.Lexical.Close)
 
 	a.Builder = index.NewBuilder(a.Meta, a.Vectors, a.Lexical, a.Embed, index.BuilderOptions{

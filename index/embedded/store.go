@@ -4,21 +4,25 @@
 // with synchronous=FULL: every Upsert/Retire/Delete is one transaction, so a
 // crash leaves either the whole batch or none of it, and SQLite's journal has
 // far more crash testing than a hand-written log would. SQLite is only the
-// durable copy; at Open every row is loaded into memory and searches never
-// touch the database. The access filter is resolved first into the books
-// and versions it admits and is checked on every row considered, so no top-k
-// is ever filtered after the fact. Small scopes are scanned exactly (cosine
+// durable copy; at Open every row is loaded into memory — from a snapshot
+// saved beside the database when it matches it (snapshot.go), otherwise
+// from SQLite — and searches never touch the database. The access filter is
+// resolved first into the books and versions it admits and is checked on
+// every row considered, so no top-k is ever filtered after the fact. Sparse
+// queries over large scopes are scored exactly from a dimension-major copy
+// of the vectors, reading only the query's non-zero dimensions
+// (columns.go); other small scopes are scanned exactly row by row (cosine
 // over L2-normalised float32 vectors in one contiguous slice, SIMD dot
-// products from vek). A scope of at least annMin rows is answered from an
-// HNSW graph of the tenant's rows, built in the background after the first
-// such search, checked against exact search on build (used only when its
-// recall@10 reaches annMinRecall) and dropped by any write to the tenant;
-// until a current graph exists the exact scan answers.
+// products from vek). A dense query over a scope of at least annMin rows is
+// answered from an HNSW graph of the tenant's rows, built in the background
+// after the first such search, checked against exact search on build (used
+// only when its recall@10 reaches annMinRecall) and dropped by any write to
+// the tenant; until a current graph exists the exact scan answers.
 //
 // Memory is the price of zero configuration: every vector stays resident
-// (100k chunks × 384 dims ≈ 150 MB, twice that with a tenant's graph, which
-// keeps its own copy) and Open reads them all, so libraries of millions of
-// chunks belong in Milvus.
+// twice, row- and dimension-major (100k chunks × 384 dims ≈ 300 MB, outside
+// the Go heap; a tenant's graph keeps its own copy), so libraries of millions
+// of chunks belong in Milvus.
 package embedded
 
 import (
@@ -50,13 +54,23 @@ const parallelMin = 2048
 // index.VectorStore. It is safe for concurrent readers and writers; writers
 // are serialised.
 type Store struct {
-	db *sql.DB
+	db  *sql.DB
+	dir string
+	// snapGen is the database generation of the snapshot on disk
+	// (noSnapshot when there is none).
+	snapGen uint64
 
 	wmu sync.Mutex   // serialises writers so SQLite and memory apply in one order
 	mu  sync.RWMutex // guards everything below
 	dim int
-	// vecs holds row i's normalised vector at vecs[i*dim:(i+1)*dim].
+	// vecs holds row i's normalised vector at vecs[i*dim:(i+1)*dim]; cols
+	// holds the same vectors dimension-major in tiles (see columns.go).
 	vecs    []float32
+	cols    [][]float32
+	mem     arena // where vecs and cols live (off the Go heap)
+	// colsOnly says the store keeps no row-major copy (vecs stays empty):
+	// decided by the first vector stored (see sparseShare).
+	colsOnly, decided bool
 	rows    []row
 	free    []int32
 	byID    map[string]int32
@@ -73,7 +87,7 @@ type Store struct {
 	// cands caches the admitted rows of recent filters (a principal asks
 	// many questions with one filter); every write empties it.
 	cmu   sync.Mutex
-	cands map[string][]int32
+	cands map[string]*admitted
 
 	gmu      sync.Mutex // guards building
 	building map[string]bool
@@ -105,6 +119,8 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 	}
 	s := &Store{
 		db:       db,
+		dir:      dir,
+		snapGen:  noSnapshot,
 		byID:     map[string]int32{},
 		books:    map[bookKey]*bookRows{},
 		parents:  map[string]int32{},
@@ -145,13 +161,42 @@ CREATE TABLE IF NOT EXISTS chunks (
 			return citebook.Wrap(err, citebook.EINTERNAL, "vector store metadata is corrupt")
 		}
 	}
+	switch err := s.loadSnapshot(ctx, s.dir); {
+	case err == nil:
+		s.snapGen, _ = sqlitefile.Generation(ctx, s.db)
+		return nil
+	case !isStale(err):
+		slog.Warn("vector store snapshot unreadable, rebuilding from the database", "dir", s.dir, "err", err)
+		s.resetMemory()
+		if dim != "" {
+			json.Unmarshal([]byte(dim), &s.dim)
+		}
+	}
+	if err := s.loadRows(ctx); err != nil {
+		return err
+	}
+	// Save a snapshot for the next restart without delaying this one.
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		s.wmu.Lock()
+		defer s.wmu.Unlock()
+		if s.checkOpen() == nil {
+			s.snapshotIfChanged(context.Background())
+		}
+	}()
+	return nil
+}
+
+// loadRows reads every row from the database into memory.
+func (s *Store) loadRows(ctx context.Context) error {
 	// Sizing the arrays up front saves copying the vectors while they grow.
 	var n int
 	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&n); err != nil {
 		return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot load vector store")
 	}
 	s.rows = make([]row, 0, n)
-	s.vecs = make([]float32, 0, n*s.dim)
+	s.vecs = s.mem.alloc(n * s.dim)[:0]
 	rs, err := s.db.QueryContext(ctx, `SELECT retired, data, vec FROM chunks`)
 	if err != nil {
 		return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot load vector store")
@@ -353,16 +398,20 @@ func (s *Store) Get(ctx context.Context, ids []string) ([]citebook.Chunk, error)
 // waits for a graph build in progress to notice and stop.
 func (s *Store) Close() error {
 	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	if s.checkOpen() != nil {
+		s.wmu.Unlock()
 		return nil
 	}
+	s.snapshotIfChanged(context.Background())
+	s.mu.Lock()
 	s.closed = true
 	close(s.done)
-	s.vecs, s.rows, s.byID, s.books, s.graphs = nil, nil, nil, nil, nil
+	s.freeVectors()
+	s.rows, s.byID, s.books, s.graphs = nil, nil, nil, nil
 	s.mu.Unlock()
+	// Background work (a graph build, a snapshot) may wait for wmu, so it
+	// is released before waiting for that work to notice the close.
+	s.wmu.Unlock()
 	s.bg.Wait()
 	if err := s.db.Close(); err != nil {
 		return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot close vector store")
@@ -399,9 +448,35 @@ func (s *Store) Search(ctx context.Context, vec []float32, f citebook.Filter, k 
 	if err := ctx.Err(); err != nil {
 		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "search cancelled")
 	}
-	top := s.searchGraph(q, &sc, f.Tenant, k)
+	var top []scored
+	if s.colsOnly {
+		adm := s.cachedCandidates(&f, &sc)
+		if len(adm.rows) == 0 {
+			return []citebook.Hit{}, nil
+		}
+		top = s.scoreColumns(q, nonzero(q), adm, min(k, len(adm.rows)))
+	}
+	// A sparse query (the builtin embedder's) over a large scope is scored
+	// column by column, exactly; otherwise the graph or the row scan.
+	nz := nonzero(q)
+	// (A tile scan can only be cheaper when the padded non-zeros number
+	// fewer than the dimensions, so dense queries skip resolving rows.)
+	if top == nil && sc.upper >= tileRows && len(nz) > 0 && (len(nz)+3)&^3 < s.dim {
+		adm := s.cachedCandidates(&f, &sc)
+		if len(adm.rows) == 0 {
+			return []citebook.Hit{}, nil
+		}
+		if columnCheaper(len(nz), adm, s.dim) {
+			top = s.scoreColumns(q, nz, adm, min(k, len(adm.rows)))
+		} else {
+			top = s.score(q, adm.rows, min(k, len(adm.rows)))
+		}
+	}
 	if top == nil {
-		cand := s.cachedCandidates(&f, &sc)
+		top = s.searchGraph(q, &sc, f.Tenant, k)
+	}
+	if top == nil {
+		cand := s.cachedCandidates(&f, &sc).rows
 		if len(cand) == 0 {
 			return []citebook.Hit{}, nil
 		}
@@ -478,7 +553,7 @@ func (s *Store) candidates(sc *scope) []int32 {
 
 // cachedCandidates is candidates remembered per filter until the next
 // write. Callers hold mu for reading; writers empty the cache under mu.
-func (s *Store) cachedCandidates(f *citebook.Filter, sc *scope) []int32 {
+func (s *Store) cachedCandidates(f *citebook.Filter, sc *scope) *admitted {
 	k := f.Key()
 	s.cmu.Lock()
 	cand, ok := s.cands[k]
@@ -486,10 +561,10 @@ func (s *Store) cachedCandidates(f *citebook.Filter, sc *scope) []int32 {
 	if ok {
 		return cand
 	}
-	cand = s.candidates(sc)
+	cand = newAdmitted(s.candidates(sc), len(s.rows))
 	s.cmu.Lock()
 	if s.cands == nil || len(s.cands) >= 16 {
-		s.cands = map[string][]int32{}
+		s.cands = map[string]*admitted{}
 	}
 	s.cands[k] = cand
 	s.cmu.Unlock()
@@ -582,9 +657,8 @@ func (s *Store) buildGraph(tenant string) {
 	sort.Slice(rows, func(i, j int) bool { return rows[i] < rows[j] })
 	g := newGraph(s.dim, len(rows), gen, uint64(len(rows)))
 	for _, r := range rows {
-		off := int(r) * s.dim
 		g.rows = append(g.rows, r)
-		g.vecs = append(g.vecs, s.vecs[off:off+s.dim]...)
+		g.vecs = append(g.vecs, s.rowVec(r, nil)...)
 	}
 	s.mu.RUnlock()
 	// Half the cores build, so searches keep being served meanwhile.
@@ -729,17 +803,31 @@ func (s *Store) put(c citebook.Chunk, v []float32) {
 	if s.dim == 0 {
 		s.dim = len(v)
 	}
+	if !s.decided {
+		s.decided = true
+		s.colsOnly = sparse(v)
+		if s.colsOnly {
+			s.mem.free(s.vecs) // a size hint from Open, never touched
+			s.vecs = nil
+		}
+	}
 	s.remove(c.ID)
 	var r int32
 	if n := len(s.free); n > 0 {
 		r = s.free[n-1]
 		s.free = s.free[:n-1]
-		copy(s.vecs[int(r)*s.dim:], v)
+		if !s.colsOnly {
+			copy(s.vecs[int(r)*s.dim:], v)
+		}
 	} else {
 		r = int32(len(s.rows))
 		s.rows = append(s.rows, row{})
-		s.vecs = append(s.vecs, v...)
+		if !s.colsOnly {
+			s.vecs = s.mem.grow(s.vecs, len(s.vecs)+s.dim)
+			copy(s.vecs[int(r)*s.dim:], v)
+		}
 	}
+	s.setColumns(r, v)
 	pid, ok := s.parents[c.ParentID]
 	if !ok {
 		pid = int32(len(s.parents))

@@ -2,12 +2,13 @@
 //
 // Chunks are stored durably in SQLite (modernc.org/sqlite, pure Go, WAL with
 // synchronous=FULL, one transaction per write) and the inverted index lives
-// in memory, rebuilt from that table at Open. SQLite FTS5 was measured first:
-// its bm25() ranking took ~100–200 ms for a common word over 100k chunks in
-// the pure-Go build, while scoring posting lists in Go takes about a
-// millisecond. Text is segmented by analysis.Terms (queries by
-// analysis.QueryTerms), so English and Chinese need no
-// tokenizer plugin, and the access filter is resolved to the set of admitted
+// in memory, rebuilt from that table at Open (or read back from a snapshot
+// of it, snapshot.go). SQLite FTS5 was measured first: its bm25() ranking
+// took ~100–200 ms for a common word over 100k chunks in the pure-Go build,
+// while scoring posting lists in Go takes about a millisecond. Text is
+// segmented by analysis.Terms (queries by analysis.QueryTerms), so English
+// and Chinese need no tokenizer plugin, and the access filter is resolved to
+// the set of admitted
 // rows before any posting is scored, so ranking only ever sees chunks the
 // principal may read (that bitset is cached per filter until the next
 // write). Scoring is exact BM25 top-k with MaxScore pruning: rare terms are
@@ -24,6 +25,8 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
+	"log/slog"
 	"math"
 	"runtime"
 	"slices"
@@ -48,7 +51,13 @@ const (
 // Index is a persisted BM25 index implementing index.LexicalIndex; it is
 // safe for concurrent readers and writers.
 type Index struct {
-	db *sql.DB
+	db  *sql.DB
+	dir string
+	// snapGen is the database generation of the snapshot on disk
+	// (snapshot.go; noSnapshot when there is none); bg tracks a snapshot
+	// being saved after a rebuild.
+	snapGen uint64
+	bg      sync.WaitGroup
 
 	wmu sync.Mutex   // serialises writers so SQLite and memory apply in one order
 	mu  sync.RWMutex // guards everything below
@@ -107,7 +116,7 @@ func Open(ctx context.Context, dir string) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	x := &Index{db: db}
+	x := &Index{db: db, dir: dir, snapGen: noSnapshot}
 	x.reset()
 	if err := x.load(ctx); err != nil {
 		db.Close()
@@ -139,6 +148,35 @@ func (x *Index) load(ctx context.Context) error {
 	if _, err := x.db.ExecContext(ctx, schema); err != nil {
 		return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot initialise lexical index")
 	}
+	switch err := x.loadSnapshot(ctx); {
+	case err == nil:
+		x.snapGen, _ = sqlitefile.Generation(ctx, x.db)
+		return nil
+	case !errors.Is(err, sqlitefile.ErrStale):
+		slog.Warn("lexical snapshot unreadable, rebuilding from the database", "dir", x.dir, "err", err)
+		x.reset()
+	}
+	if err := x.loadRows(ctx); err != nil {
+		return err
+	}
+	// Save a snapshot for the next restart without delaying this one.
+	x.bg.Add(1)
+	go func() {
+		defer x.bg.Done()
+		x.wmu.Lock()
+		defer x.wmu.Unlock()
+		x.mu.RLock()
+		closed := x.closed
+		x.mu.RUnlock()
+		if !closed {
+			x.snapshotIfChanged(context.Background())
+		}
+	}()
+	return nil
+}
+
+// loadRows rebuilds the index from every row of the database.
+func (x *Index) loadRows(ctx context.Context) error {
 	rs, err := x.db.QueryContext(ctx, `SELECT retired, data FROM chunks`)
 	if err != nil {
 		return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot load lexical index")
@@ -724,14 +762,21 @@ func (h *topK) Pop() any {
 // Close releases the database; the index cannot be used afterwards.
 func (x *Index) Close() error {
 	x.wmu.Lock()
-	defer x.wmu.Unlock()
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.closed {
+	x.mu.RLock()
+	closed := x.closed
+	x.mu.RUnlock()
+	if closed {
+		x.wmu.Unlock()
 		return nil
 	}
+	x.snapshotIfChanged(context.Background())
+	x.mu.Lock()
 	x.closed = true
 	x.reset()
+	x.mu.Unlock()
+	// A snapshot being saved in the background waits for wmu.
+	x.wmu.Unlock()
+	x.bg.Wait()
 	if err := x.db.Close(); err != nil {
 		return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot close lexical index")
 	}

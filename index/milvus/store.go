@@ -90,6 +90,10 @@ type Config struct {
 	// search). Reads that feed writes (Retire) or reconciliation (IDs, Get)
 	// are always strong.
 	StrongSearch bool
+	// Index is the vector index type: "auto" (the default; FLAT below
+	// 50k chunks, IVF_FLAT above — see indexplan.go), "FLAT", "IVF_FLAT"
+	// or "HNSW".
+	Index string
 }
 
 // Store is a VectorStore backed by one Milvus collection.
@@ -97,6 +101,8 @@ type Store struct {
 	c      client.Client
 	cfg    Config
 	search entity.ConsistencyLevel
+	index  entity.IndexType // built on the vector field (ensureIndex)
+	lists  int              // IVF_FLAT's nlist
 }
 
 var _ index.VectorStore = (*Store)(nil)
@@ -185,15 +191,8 @@ func (s *Store) ensureCollection(ctx context.Context) error {
 			return s.wrap(ctx, err, "creating collection %s", name)
 		}
 	}
-	idx, err := s.c.DescribeIndex(ctx, name, fVector)
-	if err != nil || len(idx) == 0 {
-		hnsw, err := entity.NewIndexHNSW(entity.COSINE, hnswM, hnswEfConstruction)
-		if err != nil {
-			return citebook.Wrap(err, citebook.EINTERNAL, "milvus index parameters are invalid")
-		}
-		if err := s.c.CreateIndex(ctx, name, fVector, hnsw, false); err != nil {
-			return s.wrap(ctx, err, "indexing collection %s", name)
-		}
+	if err := s.ensureIndex(ctx, name); err != nil {
+		return err
 	}
 	if err := s.c.LoadCollection(ctx, name, false); err != nil {
 		return s.wrap(ctx, err, "loading collection %s", name)
@@ -466,7 +465,7 @@ func (s *Store) Search(ctx context.Context, vec []float32, f citebook.Filter, k 
 	if k > maxTopK {
 		return nil, citebook.Errorf(citebook.EINVALID, "at most %d results can be asked for, not %d", maxTopK, k)
 	}
-	sp, err := entity.NewIndexHNSWSearchParam(max(k, minSearchEf))
+	sp, err := s.searchParam(k)
 	if err != nil {
 		return nil, citebook.Wrap(err, citebook.EINTERNAL, "milvus search parameters are invalid")
 	}

@@ -1,7 +1,9 @@
 // Package sqlitefile is what the embedded vector store and the lexical index
 // share about the SQLite file each keeps its durable copy in: how the file is
 // opened for crash-safe single-writer use, and how one write call becomes one
-// transaction, so both get the same durability from one piece of code.
+// transaction, so both get the same durability from one piece of code — and
+// how the in-memory index built from that file is saved beside it as a
+// snapshot, so a restart can skip rebuilding it (snapshot.go).
 package sqlitefile
 
 import (
@@ -30,7 +32,23 @@ func Open(dir, name, what string) (*sql.DB, error) {
 		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot open %s", what)
 	}
 	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(`CREATE TABLE IF NOT EXISTS generation (id INTEGER PRIMARY KEY CHECK (id = 0), n INTEGER NOT NULL)`); err != nil {
+		db.Close()
+		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot open %s", what)
+	}
 	return db, nil
+}
+
+// Generation is the number of write transactions the file has committed
+// (Write counts them in the same transaction), so an in-memory copy saved
+// alongside can tell whether it still matches the file.
+func Generation(ctx context.Context, db *sql.DB) (uint64, error) {
+	var n uint64
+	err := db.QueryRowContext(ctx, `SELECT n FROM generation WHERE id = 0`).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return n, err
 }
 
 // Write runs fn in one transaction, so a batch is on disk whole or not at
@@ -42,7 +60,11 @@ func Write(ctx context.Context, db *sql.DB, what string, fn func(tx *sql.Tx) err
 		return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot write %s", what)
 	}
 	defer tx.Rollback()
-	if err := fn(tx); err != nil {
+	_, err = tx.ExecContext(ctx, `INSERT INTO generation(id, n) VALUES(0, 1) ON CONFLICT(id) DO UPDATE SET n = n + 1`)
+	if err == nil {
+		err = fn(tx)
+	}
+	if err != nil {
 		var ce *citebook.Error
 		if errors.As(err, &ce) {
 			return err
