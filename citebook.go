@@ -291,3 +291,77 @@ type Hit struct {
 	Chunk Chunk   `json:"chunk"`
 	Score float64 `json:"score"`
 }
+
+// JobStatus is the life of one index job, from the queue to its end.
+type JobStatus string
+
+// Job states. Queued and cancelled exist only in the process that queued the
+// job; the metadata database records running, completed and failed builds
+// (a cancelled build is recorded as failed with the reason).
+const (
+	JobQueued    JobStatus = "queued"
+	JobRunning   JobStatus = "running"
+	JobCompleted JobStatus = "completed"
+	JobFailed    JobStatus = "failed"
+	JobCancelled JobStatus = "cancelled"
+)
+
+// Ended reports whether the job will not change any more.
+func (s JobStatus) Ended() bool {
+	return s != JobQueued && s != JobRunning
+}
+
+// Job is one index build of one book version, as the CLI (`citebook jobs`)
+// and the API report it. A job submitted to a queue has a Handle at once and
+// an ID once the builder recorded it in the metadata database.
+type Job struct {
+	ID       int64     `json:"id,omitempty"`     // number in the metadata database; 0 until the build records it
+	Handle   string    `json:"job_id,omitempty"` // the queue's handle ("job_…"), or "index-<ID>" for a recorded build
+	BookID   string    `json:"book_id"`
+	Tenant   string    `json:"-"`
+	Version  int       `json:"version,omitempty"`
+	Status   JobStatus `json:"status"`
+	Queued   time.Time `json:"queued,omitzero"`
+	Started  time.Time `json:"started,omitzero"`
+	Finished time.Time `json:"finished,omitzero"`
+	Error    string    `json:"error,omitempty"`
+	Chunks   int       `json:"chunks"`
+	Embedded int       `json:"embedded"`
+	Upserted int       `json:"upserted"`
+	Deleted  int       `json:"deleted"`
+	// OCR says which image-only pages of a scanned PDF were read by OCR and
+	// which failed.
+	OCR *OCRReport `json:"ocr,omitempty"`
+}
+
+// OCRReport says what OCR did while a book was parsed.
+type OCRReport struct {
+	Pages  int           `json:"pages"`            // image-only pages sent to OCR
+	Read   int           `json:"read"`             // of those, pages that yielded text
+	Failed []PageFailure `json:"failed,omitempty"` // pages OCR could not read, and why
+}
+
+// PageFailure is one page a parse could not read.
+type PageFailure struct {
+	Page  int    `json:"page"`
+	Error string `json:"error"`
+}
+
+// BookInput is one book to index. Tenant and Groups are copied to every
+// chunk so the stores can filter inside retrieval.
+type BookInput struct {
+	BookID string   `json:"book_id"`
+	Title  string   `json:"title,omitempty"` // empty takes the title found in the file
+	Tenant string   `json:"tenant"`
+	Groups []string `json:"groups,omitempty"`
+	Path   string   `json:"path"`
+	// Resume continues the newest version if its build failed, skipping
+	// the batches that were done, instead of starting a new version.
+	Resume bool `json:"resume,omitempty"`
+	// Owned says the library owns the file (an upload kept under the data
+	// dir): when the book's first build is cancelled or fails on bad input,
+	// the book and the file are removed so nothing is left behind.
+	Owned bool `json:"-"`
+	// Progress, when set, is told how many of the chunks to embed are done.
+	Progress func(done, total int) `json:"-"`
+}

@@ -42,12 +42,16 @@ func Terms(s string) []string {
 			word = word[:0]
 		}
 	}
-	for _, r := range s {
+	for i, r := range s {
 		if r < 0x80 { // ASCII fast path: most text in most books
 			prev = 0
 			switch {
 			case 'a' <= r && r <= 'z' || '0' <= r && r <= '9':
 				word = append(word, byte(r))
+			case r == ',' && thousands(word, s[i+1:]):
+				// "1,577" is one number, as a table prints it and a
+				// question may type it ("1577"); split, its halves
+				// would also double a table row's length.
 			case 'A' <= r && r <= 'Z':
 				word = append(word, byte(r+'a'-'A'))
 			default:
@@ -73,6 +77,20 @@ func Terms(s string) []string {
 	}
 	flush()
 	return out
+}
+
+// thousands reports whether a comma after word separates thousands: word is
+// digits and rest starts with exactly three digits.
+func thousands(word []byte, rest string) bool {
+	if len(word) == 0 || len(rest) < 3 {
+		return false
+	}
+	for _, b := range word {
+		if !isDigit(b) {
+			return false
+		}
+	}
+	return isDigit(rest[0]) && isDigit(rest[1]) && isDigit(rest[2]) && (len(rest) == 3 || !isDigit(rest[3]))
 }
 
 // QueryTerms turns a question into the unique terms a keyword search looks

@@ -20,6 +20,7 @@ func TestTerms(t *testing.T) {
 		{"the ﬁle ＰＤＦ ２０２４年", []string{"the", "file", "pdf", "2024", "年"}},
 		{`"quoted" NEAR(a* -b) col:x`, []string{"quoted", "near", "a", "b", "col", "x"}},
 		{"  ,.;  ", nil},
+		{"(1,577) $ 12,345,678 1,2,3 2018,2019 a,123", []string{"1577", "12345678", "1", "2", "3", "2018", "2019", "a", "123"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

@@ -46,20 +46,8 @@ type BuilderOptions struct {
 	Logger *slog.Logger
 }
 
-// BookInput is one book to index. Tenant and Groups are copied to every
-// chunk so the stores can filter inside retrieval.
-type BookInput struct {
-	BookID string   `json:"book_id"`
-	Title  string   `json:"title,omitempty"` // empty takes the title found in the file
-	Tenant string   `json:"tenant"`
-	Groups []string `json:"groups,omitempty"`
-	Path   string   `json:"path"`
-	// Resume continues the newest version if its build failed, skipping
-	// the batches that were done, instead of starting a new version.
-	Resume bool `json:"resume,omitempty"`
-	// Progress overrides BuilderOptions.Progress for this book.
-	Progress func(done, total int) `json:"-"`
-}
+// BookInput is one book to index (citebook.BookInput).
+type BookInput = citebook.BookInput
 
 // Job result statuses beyond the job states.
 const (

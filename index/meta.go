@@ -2,40 +2,24 @@ package index
 
 import (
 	"context"
-	"time"
 
 	"github.com/citebook/citebook"
-	"github.com/citebook/citebook/ingest"
 )
 
-// JobStatus is the state of one run of the builder over one book version.
-type JobStatus string
+// JobStatus and Job are the domain's (citebook.Job), named here too so the
+// builder and its stores read naturally; they are the same types.
+type (
+	JobStatus = citebook.JobStatus
+	Job       = citebook.Job
+)
 
-// Job states. A job that failed can be resumed by a later job on the same
-// version.
+// Job states the builder records; a job that failed can be resumed by a
+// later job on the same version.
 const (
-	JobRunning   JobStatus = "running"
-	JobCompleted JobStatus = "completed"
-	JobFailed    JobStatus = "failed"
+	JobRunning   = citebook.JobRunning
+	JobCompleted = citebook.JobCompleted
+	JobFailed    = citebook.JobFailed
 )
-
-// Job records one indexing run so operators can see what was done and why a
-// run failed (citebook jobs).
-type Job struct {
-	ID       int64     `json:"id"`
-	BookID   string    `json:"book_id"`
-	Version  int       `json:"version"`
-	Status   JobStatus `json:"status"`
-	Started  time.Time `json:"started"`
-	Finished time.Time `json:"finished,omitzero"`
-	Error    string    `json:"error,omitempty"`
-	Chunks   int       `json:"chunks"`
-	Embedded int       `json:"embedded"`
-	Upserted int       `json:"upserted"`
-	Deleted  int       `json:"deleted"`
-	// OCR says which image-only pages were read by OCR and which failed.
-	OCR *ingest.OCRReport `json:"ocr,omitempty"`
-}
 
 // BatchStatus is the state of one batch of chunks inside a job.
 type BatchStatus string

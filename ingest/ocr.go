@@ -29,19 +29,6 @@ type OCR interface {
 	PageWords(ctx context.Context, path string, n int) ([]OCRWord, error)
 }
 
-// OCRReport says what OCR did during a parse, for the index job's record.
-type OCRReport struct {
-	Pages  int           `json:"pages"`            // image-only pages sent to OCR
-	Read   int           `json:"read"`             // of those, pages that yielded text
-	Failed []PageFailure `json:"failed,omitempty"` // pages OCR could not read, and why
-}
-
-// PageFailure is one page a parse could not read.
-type PageFailure struct {
-	Page  int    `json:"page"`
-	Error string `json:"error"`
-}
-
 // ParseOptions are a parse's limits and its optional collaborators.
 type ParseOptions struct {
 	// Limits bound the parse. With OCR, a zero Timeout means
@@ -88,7 +75,7 @@ const ocrWorkers = 2
 // ocrPages reads the pages of pageLines that have no text through o.OCR and
 // lays their words out like a text layer, in place. The file is the one at
 // o.path, or a temporary copy of r.
-func (x *pdfExtractor) ocrPages(ctx context.Context, r io.ReaderAt, size int64, pageLines [][]pdfLine, o ParseOptions) (*OCRReport, error) {
+func (x *pdfExtractor) ocrPages(ctx context.Context, r io.ReaderAt, size int64, pageLines [][]pdfLine, o ParseOptions) (*citebook.OCRReport, error) {
 	var todo []int
 	for i, lines := range pageLines {
 		chars := 0
@@ -118,7 +105,7 @@ func (x *pdfExtractor) ocrPages(ctx context.Context, r io.ReaderAt, size int64, 
 		}
 		path = f.Name()
 	}
-	rep := &OCRReport{Pages: len(todo)}
+	rep := &citebook.OCRReport{Pages: len(todo)}
 	var mu sync.Mutex
 	done := 0
 	next := make(chan int)
@@ -135,7 +122,7 @@ func (x *pdfExtractor) ocrPages(ctx context.Context, r io.ReaderAt, size int64, 
 				}
 				mu.Lock()
 				if err != nil {
-					rep.Failed = append(rep.Failed, PageFailure{Page: i + 1, Error: err.Error()})
+					rep.Failed = append(rep.Failed, citebook.PageFailure{Page: i + 1, Error: err.Error()})
 				} else if len(lines) > 0 {
 					pageLines[i] = lines
 					rep.Read++

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/internal/corpus"
 )
 
@@ -69,7 +70,7 @@ func TestOCRScannedExcerpt(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 4, doc.Pages)
 	require.NotNil(t, doc.OCR)
-	require.Equal(t, OCRReport{Pages: 4, Read: 4}, *doc.OCR)
+	require.Equal(t, citebook.OCRReport{Pages: 4, Read: 4}, *doc.OCR)
 	require.Equal(t, []int{104, 204, 304, 404}, progress)
 
 	ref := stripReferenceRunning(pdftotextPages(t, corpus.Path(t, "books/R-intro.pdf"), "-f", "7", "-l", "10"))
@@ -127,7 +128,7 @@ func TestOCRPageFailuresAreRecorded(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 4, doc.OCR.Pages)
 	require.Equal(t, 3, doc.OCR.Read)
-	require.Equal(t, []PageFailure{{Page: 2, Error: "tesseract crashed"}}, doc.OCR.Failed)
+	require.Equal(t, []citebook.PageFailure{{Page: 2, Error: "tesseract crashed"}}, doc.OCR.Failed)
 	require.Equal(t, []int{1, 2, 3, 4}, progress)
 	text := FullText(doc)
 	require.Contains(t, text, "Scanned page three says hello and three continues on the next line.")

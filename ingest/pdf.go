@@ -267,6 +267,7 @@ type pdfPara struct {
 	nlines   int
 	indented bool // first line indented from the column edge
 	width    float64
+	table    bool // rows of a table, one per line
 }
 
 func (p *pdfPara) text() string {
@@ -327,7 +328,7 @@ func (x *pdfExtractor) parse(ctx context.Context) (*Document, error) {
 			chars += l.chars
 		}
 	}
-	var ocrReport *OCRReport
+	var ocrReport *citebook.OCRReport
 	if x.ocr.OCR != nil { // pages without text are read from their images
 		if ocrReport, err = x.ocrPages(ctx, x.src, x.size, pageLines, x.ocr); err != nil {
 			return nil, err

@@ -36,6 +36,7 @@ type pdfLine struct {
 	colLeft   float64 // left edge of the line's column on this page
 	colRight  float64
 	band      int // index of the horizontal band (two-column pages)
+	cells     int // runs separated by a gap wider than a glyph and a half: table cells
 	words     []pdfWord
 }
 
@@ -299,8 +300,12 @@ func findGutter(frags []pdfFrag) (float64, bool) {
 	// Text columns are set to a measure: many lines of at least one column
 	// end at its right edge. Table columns are ragged and read better row by
 	// row.
-	if justified(frags, func(f pdfFrag) bool { return f.x1 <= bestX+1 }) < 0.4 &&
-		justified(frags, func(f pdfFrag) bool { return f.x0 >= bestX-1 }) < 0.4 {
+	// Text columns are also words: a right-aligned column of figures (a
+	// financial statement's amounts beside their labels) is a table.
+	isLeft := func(f pdfFrag) bool { return f.x1 <= bestX+1 }
+	isRight := func(f pdfFrag) bool { return f.x0 >= bestX-1 }
+	if !(justified(frags, isLeft) >= 0.4 && figureShare(frags, isLeft) < 0.5) &&
+		!(justified(frags, isRight) >= 0.4 && figureShare(frags, isRight) < 0.5) {
 		return 0, false
 	}
 	return bestX, true
@@ -331,6 +336,36 @@ func justified(frags []pdfFrag, in func(pdfFrag) bool) float64 {
 	return float64(full) / float64(len(ends))
 }
 
+// figureShare returns the share of the selected runs' characters that are in
+// runs of figures ("1,577", "(370)", "$", "—"): amounts, not words or dot
+// leaders.
+func figureShare(frags []pdfFrag, in func(pdfFrag) bool) float64 {
+	figures, all := 0, 0
+	for _, f := range frags {
+		if !in(f) {
+			continue
+		}
+		all += f.chars
+		digit, other := false, false
+		for _, r := range f.text {
+			switch {
+			case r >= '0' && r <= '9':
+				digit = true
+			case strings.ContainsRune(" $€£¥%(),.-—–", r):
+			default:
+				other = true
+			}
+		}
+		if !other && (digit || strings.ContainsAny(f.text, "$€£¥—–")) {
+			figures += f.chars
+		}
+	}
+	if all == 0 {
+		return 0
+	}
+	return float64(figures) / float64(all)
+}
+
 // leaders matches the dot leaders of a table of contents.
 var leaders = regexp.MustCompile(`(?:\s*\.){4,}\s*`)
 
@@ -354,8 +389,12 @@ func groupLines(frags []pdfFrag, col, band int) []pdfLine {
 		ln := pdfLine{x0: group[0].x0, col: col, band: band}
 		bold, mono := 0, 0
 		bestChars := -1
+		ln.cells = 1
 		for k, f := range group {
 			if k > 0 {
+				if f.x0-group[k-1].x1 > 1.5*math.Max(f.size, group[k-1].size) {
+					ln.cells++
+				}
 				prev, _ := utf8.DecodeLastRuneInString(sb.String())
 				next, _ := utf8.DecodeRuneInString(f.text)
 				if !(isCJK(prev) && isCJK(next) && f.x0-group[k-1].x1 < f.size) {

@@ -194,6 +194,7 @@ func paragraphs(lines []pdfLine, page int) []*pdfPara {
 		return d > 0.7*l.size && d < 8*l.size
 	}
 
+	region := tableRegions(lines, pitch)
 	var out []*pdfPara
 	var cur *pdfPara
 	start := func(l pdfLine) {
@@ -202,8 +203,24 @@ func paragraphs(lines []pdfLine, page int) []*pdfPara {
 		out = append(out, cur)
 	}
 	start(lines[0])
+	cur.table = region[0] >= 0
 	for i := 1; i < len(lines); i++ {
 		a, b := lines[i-1], lines[i]
+		if region[i] >= 0 || region[i-1] >= 0 {
+			// A table is one paragraph, a row per line, whatever the fonts
+			// and gaps of its rows; it starts and ends a paragraph.
+			if region[i] == region[i-1] {
+				cur.lines = append(cur.lines, b.text)
+				cur.words = append(cur.words, b.words)
+				cur.joins = append(cur.joins, "\n")
+				cur.nlines++
+				cur.bold = cur.bold && b.bold
+			} else {
+				start(b)
+				cur.table = region[i] >= 0
+			}
+			continue
+		}
 		brk := false
 		switch {
 		case math.Abs(a.size-b.size) > 0.1*math.Max(a.size, b.size):
@@ -242,9 +259,54 @@ func paragraphs(lines []pdfLine, page int) []*pdfPara {
 	return out
 }
 
+// tableRegions finds the tables of a page: runs of lines in one column that
+// start and end with a row of cells (a label and its figures, or a header of
+// years) and in which at most three lines in a row are not (row-group labels,
+// wrapped labels), with no gap wider than three lines. It returns the region
+// of each line, -1 outside tables; a region needs two rows of cells.
+func tableRegions(lines []pdfLine, pitch float64) []int {
+	region := make([]int, len(lines))
+	for i := range region {
+		region[i] = -1
+	}
+	row := func(l pdfLine) bool { return l.cells >= 2 && !l.mono }
+	near := func(a, b pdfLine) bool {
+		step := math.Max(pitch, a.size*1.2)
+		return a.col == b.col && a.band == b.band && a.y-b.y > 0 && a.y-b.y <= 3*step
+	}
+	n := 0
+	for i := 0; i < len(lines); {
+		if !row(lines[i]) {
+			i++
+			continue
+		}
+		end, rows := i, 1
+		for j := i + 1; j < len(lines) && j-end <= 4; j++ {
+			if !near(lines[j-1], lines[j]) {
+				break
+			}
+			if row(lines[j]) {
+				end = j
+				rows++
+			}
+		}
+		if rows >= 2 {
+			for k := i; k <= end; k++ {
+				region[k] = n
+			}
+			n++
+		}
+		i = end + 1
+	}
+	return region
+}
+
 // headingLike reports whether a page paragraph is set as a heading, which
 // never continues over a page break.
 func (p *pdfPara) headingLike(body float64) bool {
+	if p.table {
+		return false
+	}
 	t := p.text()
 	return p.size > body*1.1 || p.bold && p.nlines <= 2 && len(t) < 120
 }
@@ -259,7 +321,7 @@ func joinPages(paras []*pdfPara, body float64) []*pdfUnit {
 		if i > 0 && len(units) > 0 {
 			prev := paras[i-1]
 			u := units[len(units)-1]
-			if prev.page+1 == p.page && u.parts[len(u.parts)-1] == prev &&
+			if prev.page+1 == p.page && u.parts[len(u.parts)-1] == prev && !prev.table && !p.table &&
 				!prev.headingLike(body) && !p.headingLike(body) &&
 				math.Abs(prev.size-p.size) < 0.5 && prev.mono == p.mono && !p.indented && !startsItem(p.lines[0]) &&
 				(prev.mono || !endsSentence(prev.lines[len(prev.lines)-1])) {

@@ -3,8 +3,10 @@ package ingest
 import (
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/citebook/citebook"
 )
@@ -152,19 +154,66 @@ var numberedHeading = regexp.MustCompile(`^(\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+(\S.
 // headings in the text: numbered lines ("2.2 Format of the device tree
 // blob") set larger or bolder than the body nest by their numbering; other
 // short, larger or bold lines start top-level sections.
+//
+// The headings that open a page (a financial statement's "3M Company and
+// Subsidiaries / Consolidated Statement of Cash Flows / Years ended December
+// 31") are the page's title: unnumbered headings further down the page nest
+// under it (on later pages they stand alone again), so every chunk of the statement
+// carries its name. Headings that follow one another with no text between
+// nest too, rather than the second replacing the first.
 func sectionsFromHeadings(units []*pdfUnit, body float64, doc *Document) []Section {
 	var sections []Section
 	path := []string{untitledPDF(doc)}
+	var title []string // the current page title
+	titlePage := 0     // the page it opens
 	numbered := false
 	nTitle := normTitle(doc.Title)
 	cur := -1
 	seenBody := false // unnumbered headings only count once body text began
-	for _, u := range units {
+	lastPage := 0     // the page the previous unit ended on
+	titleRun := false // the previous unit was part of a title or caption
+	runTitle := false // that run is the page's title, not a subtitle
+	for k, u := range units {
+		pageTop := u.parts[0].page != lastPage
+		if u.parts[0].page != titlePage {
+			title = nil
+		}
+		lastPage = u.parts[len(u.parts)-1].page
+		inRun := titleRun
+		titleRun = false
 		if len(u.parts) == 1 {
 			p := u.parts[0]
 			t := strings.Join(strings.Fields(p.text()), " ")
 			if normTitle(t) == nTitle && nTitle != "" && len(sections) == 0 && p.size > body*1.1 {
 				continue
+			}
+			if seenBody && !p.table {
+				caption := captionRun(units, k)
+				if pageTop || inRun || caption {
+					if lines := titleLines(p, body, caption); lines != nil {
+						switch {
+						case inRun:
+							lines = append(slices.Clone(path), lines...)
+						case !pageTop && !styled(p, body):
+							// A plain caption further down the page is
+							// the page's subtitle, not a new title.
+							runTitle = false
+							lines = append(slices.Clone(title), lines...)
+						default:
+							runTitle = true
+						}
+						path = lines[:min(len(lines), len(title)+maxTitleLines)]
+						if runTitle {
+							path = path[:min(len(path), maxTitleLines)]
+							title = slices.Clone(path)
+							titlePage = u.parts[0].page
+						}
+						numbered = false
+						cur = -1
+						titleRun = true
+						continue
+					}
+				}
 			}
 			if lvl, ok := headingLevel(p, t, body); ok && (lvl > 0 || seenBody) {
 				switch {
@@ -173,8 +222,11 @@ func sectionsFromHeadings(units []*pdfUnit, body float64, doc *Document) []Secti
 						path = path[:lvl-1]
 					}
 					path = append(path, t)
+				case lvl == 0 && cur < 0 && len(path) > len(title) && len(path) < maxTitleLines+2:
+					// Right after another heading: a subheading.
+					path = append(path, t)
 				default:
-					path = []string{t}
+					path = append(slices.Clone(title), t)
 				}
 				numbered = lvl > 0
 				cur = -1
@@ -195,6 +247,79 @@ func sectionsFromHeadings(units []*pdfUnit, body float64, doc *Document) []Secti
 		sections[cur].Blocks = append(sections[cur].Blocks, b)
 	}
 	return sections
+}
+
+// maxTitleLines bounds a page title, so a page of bold lines does not turn
+// into one long heading path.
+const maxTitleLines = 4
+
+// titleLines returns the lines of a paragraph set as a title, or nil: a few
+// short lines that are words and end no sentence, set bold or larger than the
+// body — or in any type when they are a table's caption.
+func titleLines(p *pdfPara, body float64, caption bool) []string {
+	if p.table || p.mono || p.nlines > maxTitleLines || numberedHeading.MatchString(p.lines[0]) {
+		// Numbered headings nest by their numbers instead.
+		return nil
+	}
+	if !caption && !styled(p, body) {
+		return nil
+	}
+	var out []string
+	for _, l := range p.lines {
+		t := strings.Join(strings.Fields(l), " ")
+		if !titleLine(t) {
+			return nil
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// styled reports whether a paragraph is set apart from the body: bold, or
+// larger.
+func styled(p *pdfPara, body float64) bool {
+	return p.bold && p.size >= body*0.8 || p.size >= body*1.15
+}
+
+// titleLine reports whether one line could belong to a title: short, words,
+// opening with a capital, digit or bracket, and ending no sentence (a closing
+// abbreviation such as "INC." aside).
+func titleLine(t string) bool {
+	if len(t) > 100 || !wordy(t) || strings.HasSuffix(t, ":") {
+		return false
+	}
+	if endsSentence(t) && !strings.HasSuffix(t, "?") {
+		f := strings.Fields(t)
+		if !strings.HasSuffix(t, ".") || len(strings.Trim(f[len(f)-1], ".,")) > 4 {
+			return false
+		}
+	}
+	r, _ := utf8.DecodeRuneInString(t)
+	return unicode.IsUpper(r) || unicode.IsDigit(r) || isCJK(r) || r == '('
+}
+
+// captionRun reports whether units[k] opens a run of short paragraphs, a few
+// lines and at least three words in all, that a table follows directly on the
+// same page: the table's caption, not the stacked words of a column header.
+func captionRun(units []*pdfUnit, k int) bool {
+	page := units[k].parts[0].page
+	lines, words := 0, 0
+	for j := k; j < len(units); j++ {
+		u := units[j]
+		if len(u.parts) != 1 || u.parts[0].page != page {
+			return false
+		}
+		p := u.parts[0]
+		if p.table {
+			return j > k && words >= 3
+		}
+		lines += p.nlines
+		words += len(strings.Fields(p.text()))
+		if lines > maxTitleLines || p.mono || len(p.text()) > 200 {
+			return false
+		}
+	}
+	return false
 }
 
 // headingTail lists words a heading does not end with; a bold line ending in
@@ -225,7 +350,7 @@ func wordy(t string) bool {
 // headingLevel recognises a heading paragraph: the numbering depth for
 // numbered headings, 0 for an unnumbered one.
 func headingLevel(p *pdfPara, t string, body float64) (int, bool) {
-	if len(t) > 100 || p.nlines > 2 || t == "" || p.mono || p.size < body*0.95 || !wordy(t) {
+	if len(t) > 100 || p.nlines > 2 || t == "" || p.mono || p.table || p.size < body*0.95 || !wordy(t) {
 		return 0, false
 	}
 	if strings.HasSuffix(t, ":") || endsSentence(t) && !strings.HasSuffix(t, "?") {

@@ -6,12 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -155,12 +155,29 @@ func (s *Server) getBook(c echo.Context) error {
 	})
 }
 
+// deleteBook removes a book, cancelling its index jobs first. A book whose
+// first build is still queued or parsing has no record yet; deleting it
+// cancels that build, and the runner removes the uploaded file.
 func (s *Server) deleteBook(c echo.Context) error {
+	// A build that does not stop at once (a parser between cancellation
+	// points) must not hold the request forever: after this the client is
+	// told to try again.
+	ctx, cancel := context.WithTimeout(c.Request().Context(), cancelWait)
+	defer cancel()
 	_, b, _, err := s.requestedBook(c)
-	if err != nil {
+	if citebook.ErrorCode(err) == citebook.ENOTFOUND {
+		n, cerr := s.cfg.Indexer.CancelBook(ctx, principalOf(c).Tenant, c.Param("id"))
+		if cerr != nil {
+			return cerr
+		}
+		if n == 0 {
+			return err
+		}
+		return c.NoContent(http.StatusNoContent)
+	} else if err != nil {
 		return err
 	}
-	if err := s.cfg.Indexer.Delete(c.Request().Context(), b.ID); err != nil {
+	if err := s.cfg.Indexer.Delete(ctx, b.Tenant, b.ID); err != nil {
 		return err
 	}
 	if b.Source != "" && strings.HasPrefix(b.Source, s.uploadDir()+string(filepath.Separator)) {
@@ -171,49 +188,70 @@ func (s *Server) deleteBook(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
+// cancelWait bounds how long DELETE waits for a book's builds to stop.
+const cancelWait = 30 * time.Second
+
 func (s *Server) uploadDir() string { return filepath.Join(s.cfg.DataDir, "books") }
+
+// tempDir holds uploads while they arrive. It is the server's own (never
+// the OS temp dir), so SweepUploads can empty it after a crash.
+func (s *Server) tempDir() string { return filepath.Join(s.cfg.DataDir, "tmp") }
+
+// bookTypes are the file types an upload may have.
+var bookTypes = []string{".pdf", ".epub", ".md", ".markdown", ".txt"}
 
 // uploadBook stores the file under the data dir and queues its first build.
 // The book ID derives from the tenant and the content, so uploading the same
 // file twice is a conflict rather than a duplicate book.
 func (s *Server) uploadBook(c echo.Context) error {
 	p := principalOf(c)
-	fh, err := c.FormFile("file")
+	ctx := c.Request().Context()
+	up, err := s.receive(c, p.Tenant)
 	if err != nil {
-		return uploadError(err)
+		return err
 	}
-	ext := strings.ToLower(filepath.Ext(fh.Filename))
-	if !slices.Contains([]string{".pdf", ".epub", ".md", ".markdown", ".txt"}, ext) {
-		return citebook.Errorf(citebook.EINVALID, "unsupported file type %q (pdf, epub, md, txt)", ext)
-	}
-	title := strings.TrimSpace(c.FormValue("title"))
+	defer up.discard()
+	title := strings.TrimSpace(up.fields["title"])
 	if title == "" {
-		title = strings.TrimSuffix(filepath.Base(fh.Filename), filepath.Ext(fh.Filename))
+		title = strings.TrimSuffix(filepath.Base(up.name), filepath.Ext(up.name))
 	}
 	var groups []string
-	for _, g := range strings.Split(c.FormValue("groups"), ",") {
+	for _, g := range strings.Split(up.fields["groups"], ",") {
 		if g = strings.TrimSpace(g); g != "" {
 			groups = append(groups, g)
 		}
 	}
-	ctx := c.Request().Context()
-	if err := s.sniffUpload(ctx, fh); err != nil {
+	if err := s.sniffUpload(ctx, up); err != nil {
 		return err
 	}
-	path, id, err := s.storeUpload(p.Tenant, ext, fh)
-	if err != nil {
-		return err
-	}
+	id := "bk_" + hex.EncodeToString(up.sum)[:16]
 	if _, err := s.cfg.Library.Book(ctx, id); err == nil {
 		return citebook.Errorf(citebook.ECONFLICT, "this file is already book %q; POST /v1/books/%s/jobs re-indexes it", id, id)
 	} else if citebook.ErrorCode(err) != citebook.ENOTFOUND {
 		return err
 	}
-	job, err := s.cfg.Indexer.Submit(ctx, IndexRequest{BookID: id, Title: title, Tenant: p.Tenant, Groups: groups, Path: path})
+	jobs, err := s.cfg.Indexer.Jobs(ctx, id)
 	if err != nil {
 		return err
 	}
-	c.Response().Header().Set(echo.HeaderLocation, "/v1/jobs/"+job.ID)
+	for _, j := range jobs {
+		if !j.Status.Ended() {
+			return citebook.Errorf(citebook.ECONFLICT, "this file is already being indexed as book %q (job %s)", id, j.Handle)
+		}
+	}
+	if err := os.MkdirAll(s.uploadDir(), 0o755); err != nil {
+		return citebook.Wrap(err, citebook.EINTERNAL, "creating upload folder")
+	}
+	path := filepath.Join(s.uploadDir(), id+up.ext)
+	if err := os.Rename(up.path, path); err != nil {
+		return citebook.Wrap(err, citebook.EINTERNAL, "storing upload")
+	}
+	job, err := s.cfg.Indexer.Submit(ctx, citebook.BookInput{BookID: id, Title: title, Tenant: p.Tenant, Groups: groups, Path: path, Owned: true})
+	if err != nil {
+		os.Remove(path)
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderLocation, "/v1/jobs/"+job.Handle)
 	return c.JSON(http.StatusAccepted, map[string]any{"book_id": id, "title": title, "job": job})
 }
 
@@ -224,17 +262,17 @@ type uploadSniffer interface {
 	Sniff(ctx context.Context, name string, r io.ReaderAt, size int64) error
 }
 
-func (s *Server) sniffUpload(ctx context.Context, fh *multipart.FileHeader) error {
+func (s *Server) sniffUpload(ctx context.Context, up *upload) error {
 	sn, ok := s.cfg.Previewer.(uploadSniffer)
 	if !ok {
 		return nil
 	}
-	f, err := fh.Open()
+	f, err := os.Open(up.path)
 	if err != nil {
-		return uploadError(err)
+		return citebook.Wrap(err, citebook.EINTERNAL, "reading the upload")
 	}
 	defer f.Close()
-	return sn.Sniff(ctx, fh.Filename, f, fh.Size)
+	return sn.Sniff(ctx, up.name, f, up.size)
 }
 
 func uploadError(err error) error {
@@ -242,45 +280,151 @@ func uploadError(err error) error {
 	switch {
 	case errors.As(err, &mb):
 		return citebook.Wrap(err, citebook.ETOOLARGE, "the file is larger than %d bytes", mb.Limit)
-	case errors.Is(err, http.ErrMissingFile):
+	case errors.Is(err, http.ErrMissingFile), errors.Is(err, http.ErrNotMultipart):
 		return citebook.Errorf(citebook.EINVALID, "send the book as multipart form field \"file\"")
 	default:
 		return citebook.Wrap(err, citebook.EINVALID, "reading the upload")
 	}
 }
 
-// storeUpload copies the upload to DataDir/books/<id><ext> through a
-// temporary file, hashing it on the way.
-func (s *Server) storeUpload(tenant, ext string, fh *multipart.FileHeader) (string, string, error) {
-	src, err := fh.Open()
+// upload is a received multipart form: the file (in the server's temp dir
+// until renamed), its SHA-256 with the tenant, and the small text fields.
+type upload struct {
+	name, ext, path string
+	size            int64
+	sum             []byte
+	fields          map[string]string
+}
+
+// discard removes the temporary file unless it was moved away.
+func (u *upload) discard() {
+	if u != nil && u.path != "" {
+		os.Remove(u.path)
+	}
+}
+
+// maxField bounds the text fields of an upload form.
+const maxField = 64 << 10
+
+// receive streams a multipart upload: the "file" part goes straight into a
+// temporary file in tempDir, hashed on the way, without the multipart
+// package's own spill files in the OS temp dir (which a crash would leave
+// behind). The file type is checked from its name before any byte is kept.
+func (s *Server) receive(c echo.Context, tenant string) (_ *upload, err error) {
+	mr, err := c.Request().MultipartReader()
 	if err != nil {
-		return "", "", uploadError(err)
+		return nil, uploadError(err)
 	}
-	defer src.Close()
-	dir := s.uploadDir()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", "", citebook.Wrap(err, citebook.EINTERNAL, "creating upload folder")
+	up := &upload{fields: map[string]string{}}
+	defer func() {
+		if err != nil {
+			up.discard()
+		}
+	}()
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return nil, uploadError(err)
+		}
+		if part.FormName() != "file" {
+			v, err := io.ReadAll(io.LimitReader(part, maxField+1))
+			if err != nil {
+				return nil, uploadError(err)
+			}
+			if len(v) > maxField {
+				return nil, citebook.Errorf(citebook.EINVALID, "form field %q is longer than %d bytes", part.FormName(), maxField)
+			}
+			up.fields[part.FormName()] = string(v)
+			continue
+		}
+		if up.path != "" {
+			return nil, citebook.Errorf(citebook.EINVALID, "send one file per upload")
+		}
+		up.name = part.FileName()
+		up.ext = strings.ToLower(filepath.Ext(up.name))
+		if !slices.Contains(bookTypes, up.ext) {
+			return nil, citebook.Errorf(citebook.EINVALID, "unsupported file type %q (pdf, epub, md, txt)", up.ext)
+		}
+		if err := s.spool(part, tenant, up); err != nil {
+			return nil, err
+		}
 	}
-	tmp, err := os.CreateTemp(dir, ".upload-*")
+	if up.path == "" {
+		return nil, uploadError(http.ErrMissingFile)
+	}
+	return up, nil
+}
+
+// spool copies one file part into the temp dir.
+func (s *Server) spool(src io.Reader, tenant string, up *upload) error {
+	if err := os.MkdirAll(s.tempDir(), 0o755); err != nil {
+		return citebook.Wrap(err, citebook.EINTERNAL, "creating upload folder")
+	}
+	tmp, err := os.CreateTemp(s.tempDir(), "upload-*"+up.ext)
 	if err != nil {
-		return "", "", citebook.Wrap(err, citebook.EINTERNAL, "storing upload")
+		return citebook.Wrap(err, citebook.EINTERNAL, "storing upload")
 	}
-	defer os.Remove(tmp.Name())
+	up.path = tmp.Name()
 	h := sha256.New()
 	h.Write([]byte(tenant + "\x00"))
-	if _, err := io.Copy(io.MultiWriter(tmp, h), src); err != nil {
-		tmp.Close()
-		return "", "", uploadError(err)
+	n, err := io.Copy(io.MultiWriter(tmp, h), src)
+	if cerr := tmp.Close(); err == nil && cerr != nil {
+		err = citebook.Wrap(cerr, citebook.EINTERNAL, "storing upload")
 	}
-	if err := tmp.Close(); err != nil {
-		return "", "", citebook.Wrap(err, citebook.EINTERNAL, "storing upload")
+	if err != nil {
+		return uploadError(err)
 	}
-	id := "bk_" + hex.EncodeToString(h.Sum(nil))[:16]
-	path := filepath.Join(dir, id+ext)
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return "", "", citebook.Wrap(err, citebook.EINTERNAL, "storing upload")
+	up.size, up.sum = n, h.Sum(nil)
+	return nil
+}
+
+// SweepUploads removes what interrupted uploads left behind: everything in
+// the temp dir, and files in the upload folder no book refers to (an upload
+// whose first build was cancelled, failed or was cut off by a crash before
+// the book was recorded). Call it at start, before the server takes
+// uploads; it reports how many files it removed.
+func (s *Server) SweepUploads(ctx context.Context) (int, error) {
+	removed := 0
+	remove := func(path string) {
+		if err := os.RemoveAll(path); err != nil {
+			s.log.Warn("cannot remove an orphaned upload", "path", path, "err", err)
+			return
+		}
+		removed++
 	}
-	return path, id, nil
+	tmp, err := os.ReadDir(s.tempDir())
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return 0, citebook.Wrap(err, citebook.EUNAVAILABLE, "reading the upload temp folder")
+	}
+	for _, f := range tmp {
+		remove(filepath.Join(s.tempDir(), f.Name()))
+	}
+	files, err := os.ReadDir(s.uploadDir())
+	if errors.Is(err, os.ErrNotExist) {
+		return removed, nil
+	} else if err != nil {
+		return removed, citebook.Wrap(err, citebook.EUNAVAILABLE, "reading the upload folder")
+	}
+	books, err := s.cfg.Library.Books(ctx, "")
+	if err != nil {
+		return removed, err
+	}
+	used := map[string]bool{}
+	for _, b := range books {
+		used[filepath.Clean(b.Source)] = true
+	}
+	for _, f := range files {
+		path := filepath.Join(s.uploadDir(), f.Name())
+		if f.Type().IsRegular() && !used[path] {
+			remove(path)
+		}
+	}
+	if removed > 0 {
+		s.log.Info("removed orphaned uploads", "files", removed)
+	}
+	return removed, nil
 }
 
 func (s *Server) reindex(c echo.Context) error {
@@ -291,13 +435,14 @@ func (s *Server) reindex(c echo.Context) error {
 	if b.Source == "" {
 		return citebook.Errorf(citebook.ECONFLICT, "book %q has no stored source file to index", b.ID)
 	}
-	job, err := s.cfg.Indexer.Submit(c.Request().Context(), IndexRequest{
+	job, err := s.cfg.Indexer.Submit(c.Request().Context(), citebook.BookInput{
 		BookID: b.ID, Title: b.Title, Tenant: b.Tenant, Groups: b.Groups, Path: b.Source,
+		Owned: strings.HasPrefix(b.Source, s.uploadDir()+string(filepath.Separator)),
 	})
 	if err != nil {
 		return err
 	}
-	c.Response().Header().Set(echo.HeaderLocation, "/v1/jobs/"+job.ID)
+	c.Response().Header().Set(echo.HeaderLocation, "/v1/jobs/"+job.Handle)
 	return c.JSON(http.StatusAccepted, job)
 }
 
@@ -311,11 +456,12 @@ func (s *Server) bookJobs(c echo.Context) error {
 		return err
 	}
 	if jobs == nil {
-		jobs = []Job{}
+		jobs = []citebook.Job{}
 	}
 	return c.JSON(http.StatusOK, map[string]any{"jobs": jobs})
 }
 
+// getJob answers for one job of the caller's tenant.
 func (s *Server) getJob(c echo.Context) error {
 	id := c.Param("id")
 	job, err := s.cfg.Indexer.Job(c.Request().Context(), id)
@@ -328,23 +474,38 @@ func (s *Server) getJob(c echo.Context) error {
 	return c.JSON(http.StatusOK, job)
 }
 
-// previewFile chunks an upload without storing it; the temporary copy gives
+// cancelJob cancels a queued or running job of the caller's tenant; the
+// job ends as cancelled once its build stops (poll it).
+func (s *Server) cancelJob(c echo.Context) error {
+	id := c.Param("id")
+	ctx := c.Request().Context()
+	job, err := s.cfg.Indexer.Job(ctx, id)
+	if err != nil {
+		return hideMissing(err, "job", id)
+	}
+	if job.Tenant != principalOf(c).Tenant {
+		return notFound("job", id)
+	}
+	if job, err = s.cfg.Indexer.Cancel(ctx, id); err != nil {
+		return hideMissing(err, "job", id)
+	}
+	return c.JSON(http.StatusAccepted, job)
+}
+
+// preview chunks an upload without storing it; the temporary copy gives
 // parsers the random access PDF and EPUB need.
 func (s *Server) preview(c echo.Context) error {
-	fh, err := c.FormFile("file")
+	up, err := s.receive(c, "")
 	if err != nil {
-		return uploadError(err)
+		return err
 	}
-	src, err := fh.Open()
+	defer up.discard()
+	f, err := os.Open(up.path)
 	if err != nil {
-		return uploadError(err)
+		return citebook.Wrap(err, citebook.EINTERNAL, "reading the upload")
 	}
-	defer src.Close()
-	ra, ok := src.(io.ReaderAt)
-	if !ok {
-		return citebook.Errorf(citebook.EINTERNAL, "upload is not seekable")
-	}
-	pv, err := s.cfg.Previewer.Preview(c.Request().Context(), fh.Filename, ra, fh.Size)
+	defer f.Close()
+	pv, err := s.cfg.Previewer.Preview(c.Request().Context(), up.name, f, up.size)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -78,20 +79,7 @@ func realServerWith(t *testing.T, tweak func(*Config), books ...string) (string,
 	tokens := auth.NewStore(meta.SQL())
 	secret, _, err := tokens.Create(ctx, citebook.Principal{Tenant: "default", User: "reader", Admin: true})
 	require.NoError(t, err)
-	runner := NewRunner(func(ctx context.Context, req IndexRequest) (Job, error) {
-		res, err := builder.Index(ctx, index.BookInput{BookID: req.BookID, Title: req.Title, Tenant: req.Tenant, Groups: req.Groups, Path: req.Path})
-		if res == nil {
-			return Job{}, err
-		}
-		return Job{IndexJob: res.JobID, Version: res.Version, Chunks: res.Chunks}, err
-	}, builder.Delete, func(ctx context.Context, bookID string) ([]Job, error) {
-		jobs, err := meta.Jobs(ctx, bookID)
-		var out []Job
-		for _, j := range jobs {
-			out = append(out, Job{ID: "index-" + strconv.FormatInt(j.ID, 10), IndexJob: j.ID, BookID: j.BookID, Status: JobStatus(j.Status), Error: j.Error})
-		}
-		return out, err
-	}, log)
+	runner := index.NewRunner(builder, meta, index.RunnerOptions{Logger: log})
 	t.Cleanup(func() { runner.Close(context.Background()) })
 	cfg := Config{
 		Library: meta, Indexer: runner, Asker: pipeline, Searcher: pipeline,
@@ -230,16 +218,42 @@ func statusHas(text string) chromedp.Action[chromedp.Void] {
 
 const readyBook = `#books li[data-state="ready"] button.open`
 
+// blankPDF is a well-formed one-page PDF without any text: it passes the
+// upload sniff and fails in the index job.
+func blankPDF() []byte {
+	var b strings.Builder
+	b.WriteString("%PDF-1.4\n")
+	var offs []int
+	for _, o := range []string{
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
+		"<< /Length 0 >>\nstream\n\nendstream",
+	} {
+		offs = append(offs, b.Len())
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(offs), o)
+	}
+	x := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offs)+1)
+	for _, o := range offs {
+		fmt.Fprintf(&b, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offs)+1, x)
+	return []byte(b.String())
+}
+
 // TestBrowserUploadAskCite drives the reader page in headless Chromium the
 // way a new user meets it: an empty library, a file refused at upload, a
-// corpus book uploaded through the form and indexed, a duplicate upload
+// file whose index job fails, a corpus book uploaded through the form and indexed, a duplicate upload
 // refused, a question answered, citation [1] opened at the cited page with
 // the quoted passage marked (desktop and phone width), and the book deleted.
 func TestBrowserUploadAskCite(t *testing.T) {
 	base, token := realServer(t)
 	book := corpus.Path(t, "books/R-intro.pdf")
+	notPDF := filepath.Join(t.TempDir(), "notes.pdf")
+	require.NoError(t, os.WriteFile(notPDF, []byte("this is plain text, not a PDF\n"), 0o644))
 	broken := filepath.Join(t.TempDir(), "broken.pdf")
-	require.NoError(t, os.WriteFile(broken, []byte("this is plain text, not a PDF\n"), 0o644))
+	require.NoError(t, os.WriteFile(broken, blankPDF(), 0o644))
 	b := newBrowser(t)
 	norm := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
 
@@ -258,14 +272,30 @@ func TestBrowserUploadAskCite(t *testing.T) {
 
 	// A file that is plainly not a PDF is refused at upload (400), before any
 	// job exists: the UI says why and the library stays empty.
-	b.do(chromedp.SetUploadFiles(chromedp.ID("upload-file"), []string{broken}),
+	b.do(chromedp.SetUploadFiles(chromedp.ID("upload-file"), []string{notPDF}),
 		chromedp.Click(chromedp.ID("upload-button")),
 		statusHas("is named .pdf but is not a PDF file"),
 	)
 	t.Logf("refused upload: %s", b.text("#status"))
-	require.Contains(t, b.text("#status"), "broken.pdf", "the reason names the uploaded file")
+	require.Contains(t, b.text("#status"), "notes.pdf", "the reason names the uploaded file")
 	require.False(t, b.check(`document.getElementById("empty").hidden`), "nothing was added to the library")
 	b.shoot("library-refused.png")
+
+	// A well-formed PDF with nothing to index passes the sniff: its job
+	// fails and the UI says why.
+	failed := `#books li[data-state="failed"]`
+	b.do(chromedp.SetUploadFiles(chromedp.ID("upload-file"), []string{broken}),
+		chromedp.Click(chromedp.ID("upload-button")),
+		chromedp.WaitVisible(chromedp.CSS(failed+" .note")),
+		statusHas("failed"),
+	)
+	failure := b.text(failed + " .note")
+	t.Logf("failed upload: %s", failure)
+	require.Contains(t, failure, "indexing failed: ")
+	require.Contains(t, failure, "no text")
+	require.NotContains(t, failure, "bk_", "no server path in the reason")
+	b.shoot("library-failed.png")
+	b.do(chromedp.Click(chromedp.CSS(failed+" .delete")), chromedp.WaitVisible(chromedp.ID("empty")))
 
 	// The real book, with a title typed in; indexing runs in the background.
 	const title = "An Introduction to R"

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/internal/corpus"
 	"github.com/citebook/citebook/qa"
 )
@@ -33,18 +34,18 @@ func TestRealUploadIndexAsk(t *testing.T) {
 	require.Equal(t, 202, status, "%s", data)
 	var up struct {
 		BookID string `json:"book_id"`
-		Job    Job
+		Job    citebook.Job
 	}
 	require.NoError(t, json.Unmarshal(data, &up))
 
-	job := waitJob(t, base, token, up.Job.ID)
-	require.Equal(t, JobCompleted, job.Status, job.Error)
+	job := waitJob(t, base, token, up.Job.Handle)
+	require.Equal(t, citebook.JobCompleted, job.Status, job.Error)
 	require.Positive(t, job.Chunks)
-	require.Positive(t, job.IndexJob)
+	require.Positive(t, job.ID)
 
 	status, data = call("GET", "/v1/books/"+up.BookID+"/jobs", nil, "")
 	require.Equal(t, 200, status)
-	var hist struct{ Jobs []Job }
+	var hist struct{ Jobs []citebook.Job }
 	require.NoError(t, json.Unmarshal(data, &hist))
 	require.Len(t, hist.Jobs, 1, "the recorded build is the runner's job, not a second entry")
 

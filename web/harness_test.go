@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/acl"
+	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/index/sqlite"
 	"github.com/citebook/citebook/ingest"
 	"github.com/citebook/citebook/internal/corpus"
@@ -206,8 +206,9 @@ type env struct {
 	http    *httptest.Server
 	lib     *memLibrary
 	reg     *prometheus.Registry
-	runner  *Runner
-	builds  chan IndexRequest
+	runner  *index.Runner
+	builder *fakeBuilder
+	builds  chan citebook.BookInput
 	tokens  map[string]string // name → secret
 	dataDir string
 }
@@ -262,31 +263,12 @@ func newEnv(t testing.TB, o envOpts) *env {
 	mobyFirst := lib.parents["moby"][0].HeadingPath
 	resolver := acl.NewResolver(lib, append(grants{{Tenant: "acme", Subject: "whalers", SubjectKind: acl.SubjectGroup, BookID: "moby", Path: mobyFirst, Effect: acl.Deny}}, o.grants...), lib)
 
-	e := &env{lib: lib, reg: prometheus.NewRegistry(), builds: make(chan IndexRequest, 16), tokens: map[string]string{}, dataDir: t.TempDir()}
+	e := &env{lib: lib, reg: prometheus.NewRegistry(), builds: make(chan citebook.BookInput, 16), tokens: map[string]string{}, dataDir: t.TempDir()}
 	// The metadata database's job history: a CLI build of rintro, and every
 	// build the runner makes, as the builder would record them.
-	var histMu sync.Mutex
-	recorded := []Job{{ID: "index-1", IndexJob: 1, BookID: "rintro", Status: JobCompleted, Version: 1}}
-	e.runner = NewRunner(func(ctx context.Context, req IndexRequest) (Job, error) {
-		e.builds <- req
-		lib.add(t, req.BookID, req.Tenant, req.Groups, req.Path)
-		histMu.Lock()
-		defer histMu.Unlock()
-		j := Job{IndexJob: int64(len(recorded) + 1), BookID: req.BookID, Version: 1, Status: JobCompleted, Chunks: len(lib.chunks[req.BookID])}
-		j.ID = fmt.Sprintf("index-%d", j.IndexJob)
-		recorded = append(recorded, j)
-		return j, nil
-	}, func(_ context.Context, id string) error { lib.delete(id); return nil }, func(_ context.Context, bookID string) ([]Job, error) {
-		histMu.Lock()
-		defer histMu.Unlock()
-		var out []Job
-		for _, j := range slices.Backward(recorded) {
-			if j.BookID == bookID {
-				out = append(out, j)
-			}
-		}
-		return out, nil
-	}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	fb := &fakeBuilder{t: t, lib: lib, builds: e.builds, recorded: []citebook.Job{{ID: 1, BookID: "rintro", Status: citebook.JobCompleted, Version: 1}}}
+	e.builder = fb
+	e.runner = index.NewRunner(fb, fb, index.RunnerOptions{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	t.Cleanup(func() { e.runner.Close(context.Background()) })
 
 	for name, p := range map[string]citebook.Principal{
@@ -356,18 +338,86 @@ func send(t testing.TB, base, secret, method, path string, body io.Reader, hdr .
 
 // waitJob polls an index job as the admin secret until it completes or
 // fails; the deadline is long enough for the real builder to index a book.
-func waitJob(t *testing.T, base, secret, id string) Job {
+func waitJob(t *testing.T, base, secret, id string) citebook.Job {
 	t.Helper()
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		res, data := send(t, base, secret, "GET", "/v1/jobs/"+id, nil)
 		require.Equal(t, 200, res.StatusCode, "%s", data)
-		var j Job
+		var j citebook.Job
 		require.NoError(t, json.Unmarshal(data, &j))
-		if j.Status == JobCompleted || j.Status == JobFailed {
+		if j.Status.Ended() {
 			return j
 		}
 		require.True(t, time.Now().Before(deadline), "job %s still %s", id, j.Status)
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// fakeBuilder stands in for the index builder behind the real job runner:
+// a build adds the parsed book to the in-memory library and records a job,
+// unless the test holds it (gate) to keep a job running.
+type fakeBuilder struct {
+	t      testing.TB
+	lib    *memLibrary
+	builds chan citebook.BookInput
+	gate   chan struct{} // when set, builds wait for it or their context
+
+	mu       sync.Mutex
+	recorded []citebook.Job
+}
+
+func (f *fakeBuilder) Index(ctx context.Context, in citebook.BookInput) (*index.JobResult, error) {
+	f.builds <- in
+	f.mu.Lock()
+	gate := f.gate
+	f.mu.Unlock()
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return nil, citebook.Wrap(ctx.Err(), citebook.EUNAVAILABLE, "parsing cancelled")
+		}
+	}
+	f.lib.add(f.t, in.BookID, in.Tenant, in.Groups, in.Path)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	j := citebook.Job{ID: int64(len(f.recorded) + 1), BookID: in.BookID, Version: 1, Status: citebook.JobCompleted, Chunks: len(f.lib.chunks[in.BookID])}
+	f.recorded = append(f.recorded, j)
+	return &index.JobResult{JobID: j.ID, BookID: in.BookID, Version: 1, Status: "completed", Chunks: j.Chunks}, nil
+}
+
+func (f *fakeBuilder) Delete(_ context.Context, id string) error {
+	if _, err := f.lib.Book(context.Background(), id); err != nil {
+		return err
+	}
+	f.lib.delete(id)
+	return nil
+}
+
+func (f *fakeBuilder) Book(ctx context.Context, id string) (*citebook.Book, error) {
+	return f.lib.Book(ctx, id)
+}
+
+func (f *fakeBuilder) Job(_ context.Context, id int64) (*citebook.Job, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, j := range f.recorded {
+		if j.ID == id {
+			return &j, nil
+		}
+	}
+	return nil, citebook.Errorf(citebook.ENOTFOUND, "job %d not found", id)
+}
+
+func (f *fakeBuilder) Jobs(_ context.Context, bookID string) ([]citebook.Job, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []citebook.Job
+	for _, j := range slices.Backward(f.recorded) {
+		if j.BookID == bookID {
+			out = append(out, j)
+		}
+	}
+	return out, nil
 }

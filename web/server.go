@@ -131,6 +131,7 @@ func (s *Server) routes() *echo.Echo {
 	v1.GET("/books/:id/jobs", s.bookJobs, s.adminOnly)
 	v1.POST("/books/:id/jobs", s.reindex, s.adminOnly, body)
 	v1.GET("/jobs/:id", s.getJob, s.adminOnly)
+	v1.POST("/jobs/:id/cancel", s.cancelJob, s.adminOnly)
 	v1.GET("/chunks/:id", s.getChunk)
 	v1.POST("/ask", s.ask, body)
 	v1.POST("/search", s.search, body)

@@ -274,20 +274,20 @@ func TestUploadIndexDelete(t *testing.T) {
 	require.Equal(t, 202, res.StatusCode, "%s", data)
 	var up struct {
 		BookID string `json:"book_id"`
-		Job    Job
+		Job    citebook.Job
 	}
 	require.NoError(t, json.Unmarshal(data, &up))
-	require.Equal(t, JobQueued, up.Job.Status)
-	require.Equal(t, "/v1/jobs/"+up.Job.ID, res.Header.Get("Location"))
+	require.Equal(t, citebook.JobQueued, up.Job.Status)
+	require.Equal(t, "/v1/jobs/"+up.Job.Handle, res.Header.Get("Location"))
 	req := <-e.builds
-	require.Equal(t, IndexRequest{BookID: up.BookID, Title: "Moby Dick", Tenant: "acme", Groups: []string{"crew", "officers"}, Path: req.Path}, req)
+	require.Equal(t, citebook.BookInput{BookID: up.BookID, Title: "Moby Dick", Tenant: "acme", Groups: []string{"crew", "officers"}, Path: req.Path, Owned: true}, req)
 	stored, err := os.ReadFile(req.Path)
 	require.NoError(t, err)
 	require.Equal(t, content, stored, "upload kept under the data dir")
 	require.True(t, strings.HasPrefix(req.Path, e.dataDir))
 
-	job := waitJob(t, e.http.URL, e.tokens["admin"], up.Job.ID)
-	require.Equal(t, JobCompleted, job.Status)
+	job := waitJob(t, e.http.URL, e.tokens["admin"], up.Job.Handle)
+	require.Equal(t, citebook.JobCompleted, job.Status)
 	require.Positive(t, job.Chunks)
 
 	// Same file again: a conflict, not a second book.
@@ -308,24 +308,24 @@ func TestUploadIndexDelete(t *testing.T) {
 	res, data = e.do(t, "admin", "POST", "/v1/books/"+up.BookID+"/jobs", nil)
 	require.Equal(t, 202, res.StatusCode, "%s", data)
 	<-e.builds
-	var again Job
+	var again citebook.Job
 	require.NoError(t, json.Unmarshal(data, &again))
-	waitJob(t, e.http.URL, e.tokens["admin"], again.ID)
+	waitJob(t, e.http.URL, e.tokens["admin"], again.Handle)
 	res, data = e.do(t, "admin", "GET", "/v1/books/"+up.BookID+"/jobs", nil)
 	require.Equal(t, 200, res.StatusCode)
-	var hist struct{ Jobs []Job }
+	var hist struct{ Jobs []citebook.Job }
 	require.NoError(t, json.Unmarshal(data, &hist))
 	require.Len(t, hist.Jobs, 2, "recorded history does not repeat the runner's jobs")
-	require.Equal(t, again.ID, hist.Jobs[0].ID)
-	require.Equal(t, up.Job.ID, hist.Jobs[1].ID)
+	require.Equal(t, again.Handle, hist.Jobs[0].Handle)
+	require.Equal(t, up.Job.Handle, hist.Jobs[1].Handle)
 
 	// A build recorded before (by the CLI) shows in the history too.
 	res, data = e.do(t, "admin", "GET", "/v1/books/rintro/jobs", nil)
 	require.Equal(t, 200, res.StatusCode)
 	require.NoError(t, json.Unmarshal(data, &hist))
 	require.Len(t, hist.Jobs, 1)
-	require.Equal(t, "index-1", hist.Jobs[0].ID)
-	res, _ = e.do(t, "globex", "GET", "/v1/jobs/"+again.ID, nil)
+	require.Equal(t, "index-1", hist.Jobs[0].Handle)
+	res, _ = e.do(t, "globex", "GET", "/v1/jobs/"+again.Handle, nil)
 	require.Equal(t, 404, res.StatusCode, "another tenant's job")
 
 	res, _ = e.do(t, "admin", "DELETE", "/v1/books/"+up.BookID, nil)

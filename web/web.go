@@ -9,7 +9,6 @@ package web
 import (
 	"context"
 	"io"
-	"time"
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/qa"
@@ -35,7 +34,8 @@ type Authorizer interface {
 // implements it). It does no access control: web checks every result against
 // the principal's Filter.
 type Library interface {
-	// Books lists a tenant's books.
+	// Books lists a tenant's books; "" lists every tenant's (for the
+	// start-up sweep of orphaned uploads).
 	Books(ctx context.Context, tenant string) ([]citebook.Book, error)
 	// Book returns one book; not_found when unknown.
 	Book(ctx context.Context, id string) (*citebook.Book, error)
@@ -47,54 +47,23 @@ type Library interface {
 	ChunksByID(ctx context.Context, ids []string) ([]citebook.Chunk, error)
 }
 
-// IndexRequest asks for a build of a book whose file is already on disk.
-type IndexRequest struct {
-	BookID string   `json:"book_id"`
-	Title  string   `json:"title"`
-	Tenant string   `json:"tenant"`
-	Groups []string `json:"groups,omitempty"`
-	Path   string   `json:"path"`
-}
-
-// JobStatus is the life of an index job as the API reports it.
-type JobStatus string
-
-// Job states.
-const (
-	JobQueued    JobStatus = "queued"
-	JobRunning   JobStatus = "running"
-	JobCompleted JobStatus = "completed"
-	JobFailed    JobStatus = "failed"
-)
-
-// Job is one index build as clients poll it.
-type Job struct {
-	ID       string    `json:"job_id"`
-	IndexJob int64     `json:"index_job,omitempty"` // the builder's job number in the metadata database
-	BookID   string    `json:"book_id"`
-	Tenant   string    `json:"-"`
-	Version  int       `json:"version,omitempty"`
-	Status   JobStatus `json:"status"`
-	Chunks   int       `json:"chunks"`
-	Embedded int       `json:"embedded"`
-	Upserted int       `json:"upserted"`
-	Deleted  int       `json:"deleted"`
-	Error    string    `json:"error,omitempty"`
-	Created  time.Time `json:"created"`
-	Finished time.Time `json:"finished,omitzero"`
-}
-
 // Indexer runs index builds in the background (a book takes minutes) and
-// answers for their status.
+// answers for their status; index.Runner implements it, the same queue the
+// CLI indexes through.
 type Indexer interface {
 	// Submit queues a build and returns at once with the queued job.
-	Submit(ctx context.Context, req IndexRequest) (Job, error)
-	// Job returns a job by ID; not_found when unknown.
-	Job(ctx context.Context, id string) (Job, error)
+	Submit(ctx context.Context, in citebook.BookInput) (citebook.Job, error)
+	// Job returns a job by handle; not_found when unknown.
+	Job(ctx context.Context, handle string) (citebook.Job, error)
 	// Jobs returns a book's jobs, newest first.
-	Jobs(ctx context.Context, bookID string) ([]Job, error)
-	// Delete removes a book, its chunks and vectors.
-	Delete(ctx context.Context, bookID string) error
+	Jobs(ctx context.Context, bookID string) ([]citebook.Job, error)
+	// Cancel cancels a queued or running job; conflict when it has ended.
+	Cancel(ctx context.Context, handle string) (citebook.Job, error)
+	// CancelBook cancels the tenant's jobs of a book, which may not exist
+	// yet, and reports how many it cancelled.
+	CancelBook(ctx context.Context, tenant, bookID string) (int, error)
+	// Delete cancels a book's jobs, then removes it, its chunks and vectors.
+	Delete(ctx context.Context, tenant, bookID string) error
 }
 
 // Preview is how a file would be split, without indexing it.

@@ -90,6 +90,9 @@ type app struct {
 	Lexical index.LexicalIndex
 	Embed   embed.Embedder // documents for the builder, queries for answering
 	Builder *index.Builder
+	// Follow reloads what another process (the CLI while serve runs)
+	// changes in the in-memory stores; retrieval goes through it.
+	Follow *index.Follower
 
 	closers []func() error
 }
@@ -113,6 +116,10 @@ func openApp(ctx context.Context, o appOptions) (_ *app, err error) {
 		return nil, err
 	}
 	a.closers = append(a.closers, a.Meta.Close)
+	// Before the stores load, so a change committed meanwhile is reloaded.
+	if a.Follow, err = index.NewFollower(ctx, a.Meta, a.Log); err != nil {
+		return nil, err
+	}
 
 	emb, err := embed.New(embed.Config{Provider: o.Embedder, BaseURL: o.EmbedURL, Model: o.EmbedModel,
 		QueryModel: o.EmbedQueryModel, APIKey: o.EmbedKey, BatchSize: o.EmbedBatch})
@@ -147,6 +154,7 @@ func openApp(ctx context.Context, o appOptions) (_ *app, err error) {
 			return nil, err
 		}
 		a.Vectors = vs
+		a.Follow.Follow(vs)
 	case "milvus":
 		if o.MilvusAddr == "" {
 			return nil, citebook.Errorf(citebook.EINVALID, "--store milvus needs --milvus-addr or MILVUS_ADDR")
@@ -169,6 +177,9 @@ func openApp(ctx context.Context, o appOptions) (_ *app, err error) {
 	}
 	a.Lexical = r.x
 	a.closers = append(a.closers, a.Lexical.Close)
+	if r, ok := a.Lexical.(index.Reloader); ok {
+		a.Follow.Follow(r)
+	}
 
 	a.Builder = index.NewBuilder(a.Meta, a.Vectors, a.Lexical, a.Embed, index.BuilderOptions{
 		Reembed: o.Reembed, Logger: a.Log, Parse: a.parser()})

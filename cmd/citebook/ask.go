@@ -14,6 +14,7 @@ import (
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/acl"
 	"github.com/citebook/citebook/analysis"
+	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/ingest"
 	"github.com/citebook/citebook/qa"
 )
@@ -96,8 +97,8 @@ func writeJSON(w io.Writer, v any) error {
 func newPipeline(a *app, o answerOptions) (*qa.Pipeline, error) {
 	deps := qa.Deps{
 		Embedder: a.Embed,
-		Vectors:  a.Vectors,
-		Lexical:  a.Lexical,
+		Vectors:  index.FreshVectors{VectorStore: a.Vectors, F: a.Follow},
+		Lexical:  index.FreshLexical{LexicalIndex: a.Lexical, F: a.Follow},
 		Library:  a.Meta,
 		Access:   acl.NewResolver(a.Meta, acl.NewStore(a.Meta.SQL()), a.Meta),
 		Terms:    analysis.Terms,

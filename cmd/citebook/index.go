@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -31,6 +33,7 @@ type indexFlags struct {
 	verify   bool
 	repair   bool
 	json     bool
+	deadline time.Duration
 }
 
 func newIndexCmd() *cobra.Command {
@@ -64,6 +67,7 @@ chunks, embedded, upserted, deleted).`,
 	fs.BoolVar(&f.repair, "repair", false, "with --verify: re-store missing chunks and delete extra ones")
 	fs.BoolVar(&f.app.Reembed, "reembed", false, "switch the library to this embedder, re-embedding the book")
 	fs.BoolVar(&f.json, "json", false, "print results as JSON")
+	fs.DurationVar(&f.deadline, "deadline", index.DefaultJobDeadline, "longest one book's job may run before it is cancelled and fails")
 	return cmd
 }
 
@@ -103,12 +107,18 @@ func runIndex(cmd *cobra.Command, f *indexFlags, args []string) error {
 		return err
 	}
 	defer a.Close()
+	// Books go through the same job runner as the server's uploads, one at
+	// a time: the deadline applies, and Ctrl-C cancels the running job,
+	// which records its end before the command exits.
+	runner := index.NewRunner(a.Builder, a.Meta, index.RunnerOptions{Workers: 1, Deadline: f.deadline,
+		Grace: 3 * time.Second, Logger: a.Log})
+	defer runner.Close(context.WithoutCancel(ctx))
 	out := cmd.OutOrStdout()
 	enc := json.NewEncoder(out)
 	var failed error
 	for _, in := range inputs {
 		in.Progress = progressFor(in.BookID, a.Log)
-		res, err := a.Builder.Index(ctx, in)
+		res, err := runner.Run(ctx, in)
 		if res != nil {
 			if f.json {
 				if err := enc.Encode(res); err != nil {
@@ -120,7 +130,7 @@ func runIndex(cmd *cobra.Command, f *indexFlags, args []string) error {
 		}
 		if err != nil {
 			a.Log.ErrorContext(ctx, "index failed", "book", in.BookID, "err", err)
-			if len(inputs) == 1 {
+			if len(inputs) == 1 || ctx.Err() != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "%s: %s\n", in.BookID, citebook.ErrorMessage(err))

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -41,6 +40,8 @@ type serveFlags struct {
 	groups    []string
 	admin     bool
 	pprof     string
+	workers   int
+	deadline  time.Duration
 }
 
 func newServeCmd() *cobra.Command {
@@ -77,6 +78,8 @@ agents), as the principal of --token or of --tenant/--user/--groups/--admin.`,
 	fs.StringVar(&f.user, "user", "local", "user of the local principal")
 	fs.StringSliceVar(&f.groups, "groups", nil, "groups of the local principal (--mcp-stdio)")
 	fs.BoolVar(&f.admin, "admin", true, "the --mcp-stdio principal is a tenant admin")
+	fs.IntVar(&f.workers, "index-workers", 2, "index jobs run at once (a job running over a minute stops counting, so small books never wait behind a huge one)")
+	fs.DurationVar(&f.deadline, "job-deadline", index.DefaultJobDeadline, "longest an index job may run before it is cancelled and fails")
 	fs.StringVar(&f.pprof, "pprof", "", "serve net/http/pprof on this loopback address, e.g. 127.0.0.1:6060 (profiling)")
 	return cmd
 }
@@ -93,7 +96,8 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		return citebook.Wrap(err, citebook.EINTERNAL, "loading the tokenizer")
 	}
 	tokens := auth.NewStore(a.Meta.SQL())
-	runner := web.NewRunner(buildFunc(a), deleteFunc(a), historyFunc(a), a.Log)
+	runner := index.NewRunner(a.Builder, a.Meta, index.RunnerOptions{
+		Workers: f.workers, Deadline: f.deadline, Logger: a.Log})
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -101,6 +105,8 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 			a.Log.Warn("index job still running at shutdown; it will fail and can be resumed", "err", err)
 		}
 	}()
+	// Books another process indexes or deletes are served within a second.
+	go a.Follow.Run(ctx, followEvery)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	cfg := web.Config{
@@ -165,6 +171,9 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	if err != nil {
 		return err
 	}
+	if _, err := srv.SweepUploads(ctx); err != nil {
+		a.Log.Warn("cannot sweep orphaned uploads", "err", err)
+	}
 	if f.pprof != "" {
 		if err := servePprof(ctx, f.pprof, a.Log); err != nil {
 			return err
@@ -192,6 +201,10 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	}
 	return nil
 }
+
+// followEvery is how often serve polls the metadata for changes another
+// process made (searches also sync first, so this only warms the reload).
+const followEvery = 500 * time.Millisecond
 
 // nopWriteCloser keeps the MCP transport from closing stdout.
 type nopWriteCloser struct{ io.Writer }
@@ -232,40 +245,4 @@ func isLoopback(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-// buildFunc runs one index build with the app's builder for the web runner.
-func buildFunc(a *app) web.BuildFunc {
-	return func(ctx context.Context, req web.IndexRequest) (web.Job, error) {
-		res, err := a.Builder.Index(ctx, index.BookInput{BookID: req.BookID, Title: req.Title, Tenant: req.Tenant, Groups: req.Groups, Path: req.Path})
-		if res == nil {
-			return web.Job{}, err
-		}
-		return web.Job{IndexJob: res.JobID, Version: res.Version, Chunks: res.Chunks, Embedded: res.Embedded, Upserted: res.Upserted, Deleted: res.Deleted}, err
-	}
-}
-
-// historyFunc reads recorded builds from the metadata database.
-func historyFunc(a *app) web.HistoryFunc {
-	return func(ctx context.Context, bookID string) ([]web.Job, error) {
-		jobs, err := a.Meta.Jobs(ctx, bookID)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]web.Job, 0, len(jobs))
-		for _, j := range jobs {
-			out = append(out, web.Job{
-				ID: "index-" + strconv.FormatInt(j.ID, 10), IndexJob: j.ID, BookID: j.BookID, Version: j.Version,
-				Status: web.JobStatus(j.Status), Chunks: j.Chunks, Embedded: j.Embedded, Upserted: j.Upserted,
-				Deleted: j.Deleted, Error: j.Error, Created: j.Started, Finished: j.Finished,
-			})
-		}
-		return out, nil
-	}
-}
-
-// deleteFunc removes a book from both stores, then its metadata rows (the
-// schema cascades from books to versions, jobs, parents and chunks).
-func deleteFunc(a *app) web.DeleteFunc {
-	return a.Builder.Delete
 }

@@ -84,7 +84,7 @@ func TestColumnScanIsExact(t *testing.T) {
 	denied := all(1)
 	denied.DenyParents = []string{"p3", "p5"}
 	filters := map[string]citebook.Filter{"all v1": all(1), "b1 at v2": all(2), "denied parents": denied,
-		"one book": {Tenant: "t", Books: []citebook.BookScope{{BookID: "b2", Version: 1}}},
+		"one book":    {Tenant: "t", Books: []citebook.BookScope{{BookID: "b2", Version: 1}}},
 		"small scope": {Tenant: "other", Books: []citebook.BookScope{{BookID: "b0", Version: 1}}}}
 	for name, f := range filters {
 		t.Run(name, func(t *testing.T) {

@@ -121,7 +121,7 @@ func (s *Store) saveSnapshot(gen uint64) error {
 // the last one. Callers hold wmu, so the generation cannot change meanwhile.
 func (s *Store) snapshotIfChanged(ctx context.Context) {
 	gen, err := sqlitefile.Generation(ctx, s.db)
-	if err != nil || gen == s.snapGen {
+	if err != nil || gen == s.snapGen || !s.onlyWriter(ctx) {
 		return
 	}
 	s.mu.RLock()

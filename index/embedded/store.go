@@ -59,24 +59,28 @@ type Store struct {
 	// snapGen is the database generation of the snapshot on disk
 	// (noSnapshot when there is none).
 	snapGen uint64
+	// dataVer is the file's data_version when memory was loaded; once
+	// another process commits it differs and no snapshot is saved, since
+	// memory may lack that process's rows (reload.go).
+	dataVer int64
 
 	wmu sync.Mutex   // serialises writers so SQLite and memory apply in one order
 	mu  sync.RWMutex // guards everything below
 	dim int
 	// vecs holds row i's normalised vector at vecs[i*dim:(i+1)*dim]; cols
 	// holds the same vectors dimension-major in tiles (see columns.go).
-	vecs    []float32
-	cols    [][]float32
-	mem     arena // where vecs and cols live (off the Go heap)
+	vecs []float32
+	cols [][]float32
+	mem  arena // where vecs and cols live (off the Go heap)
 	// colsOnly says the store keeps no row-major copy (vecs stays empty):
 	// decided by the first vector stored (see sparseShare).
 	colsOnly, decided bool
-	rows    []row
-	free    []int32
-	byID    map[string]int32
-	books   map[bookKey]*bookRows
-	parents map[string]int32 // interned parent IDs, so deny checks compare ints
-	closed  bool
+	rows              []row
+	free              []int32
+	byID              map[string]int32
+	books             map[bookKey]*bookRows
+	parents           map[string]int32 // interned parent IDs, so deny checks compare ints
+	closed            bool
 	// gens counts writes per tenant; a tenant's graph is valid only while
 	// the count is the one it was built at (a write drops it at once).
 	gens   map[string]uint64
@@ -139,6 +143,7 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 }
 
 func (s *Store) init(ctx context.Context) error {
+	s.dataVer, _ = sqlitefile.DataVersion(ctx, s.db)
 	const schema = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS chunks (
@@ -147,7 +152,8 @@ CREATE TABLE IF NOT EXISTS chunks (
 	retired INTEGER NOT NULL DEFAULT 0,
 	data    BLOB NOT NULL,
 	vec     BLOB NOT NULL
-);`
+);
+CREATE INDEX IF NOT EXISTS chunks_book ON chunks (book_id);`
 	if _, err := s.db.ExecContext(ctx, schema); err != nil {
 		return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot initialise vector store")
 	}

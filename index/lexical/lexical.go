@@ -57,6 +57,10 @@ type Index struct {
 	// (snapshot.go; noSnapshot when there is none); bg tracks a snapshot
 	// being saved after a rebuild.
 	snapGen uint64
+	// dataVer is the file's data_version when memory was loaded; once
+	// another process commits it differs and no snapshot is saved, since
+	// memory may lack that process's rows (reload.go).
+	dataVer int64
 	bg      sync.WaitGroup
 
 	wmu sync.Mutex   // serialises writers so SQLite and memory apply in one order
@@ -139,12 +143,14 @@ func (x *Index) reset() {
 }
 
 func (x *Index) load(ctx context.Context) error {
+	x.dataVer, _ = sqlitefile.DataVersion(ctx, x.db)
 	const schema = `CREATE TABLE IF NOT EXISTS chunks (
 	id      TEXT PRIMARY KEY,
 	book_id TEXT NOT NULL,
 	retired INTEGER NOT NULL DEFAULT 0,
 	data    BLOB NOT NULL
-);`
+);
+CREATE INDEX IF NOT EXISTS chunks_book ON chunks (book_id);`
 	if _, err := x.db.ExecContext(ctx, schema); err != nil {
 		return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot initialise lexical index")
 	}

@@ -228,7 +228,7 @@ func (x *Index) saveSnapshot(gen uint64) error {
 // the last one. Callers hold wmu, so the generation cannot change meanwhile.
 func (x *Index) snapshotIfChanged(ctx context.Context) {
 	gen, err := sqlitefile.Generation(ctx, x.db)
-	if err != nil || gen == x.snapGen {
+	if err != nil || gen == x.snapGen || !x.onlyWriter(ctx) {
 		return
 	}
 	x.mu.RLock()

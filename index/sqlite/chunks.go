@@ -212,7 +212,8 @@ func (d *DB) HitCounts(ctx context.Context, ids []string) (map[string]int, error
 }
 
 // DeleteRetired physically removes a book's parent and chunk rows retired at
-// or before version, once no reader can be served them any more.
+// or before version, once no reader can be served them any more, and logs a
+// change of the book.
 func (d *DB) DeleteRetired(ctx context.Context, bookID string, version int) error {
 	return d.inTx(ctx, "delete retired", func(tx *sql.Tx) error {
 		for _, table := range []string{"parents", "chunks"} {
@@ -221,6 +222,8 @@ func (d *DB) DeleteRetired(ctx context.Context, bookID string, version int) erro
 				return err
 			}
 		}
-		return nil
+		// The stores dropped the retired chunks just before: another
+		// process reloads the book so its memory drops them too.
+		return d.logChange(ctx, tx, bookID)
 	})
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/ingest"
 )
 
 // CreateJob inserts a job and sets its ID.
@@ -58,7 +57,7 @@ func scanJob(sc scanner) (index.Job, error) {
 	err := sc.Scan(&j.ID, &j.BookID, &j.Version, &status, &started, &finished, &j.Error,
 		&j.Chunks, &j.Embedded, &j.Upserted, &j.Deleted, &ocr)
 	if err == nil && ocr != "" {
-		j.OCR = &ingest.OCRReport{}
+		j.OCR = &citebook.OCRReport{}
 		err = json.Unmarshal([]byte(ocr), j.OCR)
 	}
 	j.Status = index.JobStatus(status)

@@ -29,7 +29,8 @@ import (
 
 // DB is an open metadata database. It is safe for concurrent use.
 type DB struct {
-	db *sql.DB
+	db     *sql.DB
+	origin string // names this handle in the change log
 }
 
 var _ index.Meta = (*DB)(nil)
@@ -63,7 +64,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		db.Close()
 		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot migrate metadata database %s", path)
 	}
-	return &DB{db: db}, nil
+	return &DB{db: db, origin: newOrigin()}, nil
 }
 
 // SQL exposes the connection pool so packages owning later migrations (ACL
@@ -246,6 +247,9 @@ func (d *DB) DeleteBook(ctx context.Context, id string) error {
 		}); err != nil {
 			return err
 		}
+		if err := d.logChange(ctx, tx, id); err != nil {
+			return err
+		}
 		_, err = tx.ExecContext(ctx, `DELETE FROM grants WHERE book_id=?`, id)
 		return err
 	})
@@ -322,8 +326,10 @@ func (d *DB) Activate(ctx context.Context, bookID string, version int) error {
 			now(), bookID, version); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE books SET active_version=? WHERE id=?`, version, bookID)
-		return err
+		if _, err = tx.ExecContext(ctx, `UPDATE books SET active_version=? WHERE id=?`, version, bookID); err != nil {
+			return err
+		}
+		return d.logChange(ctx, tx, bookID)
 	})
 }
 

@@ -168,7 +168,7 @@ async function resume(b) {
       state.jobs.set(b.id, { id: last.job_id, title: b.title, status: "failed", error: last.error || "no reason recorded" });
       renderBooks();
     } else if (last.status === "queued" || last.status === "running") {
-      follow(last, b.title, "", Math.min(Date.now(), Date.parse(last.created) || Date.now()));
+      follow(last, b.title, "", Math.min(Date.now(), Date.parse(last.queued || last.started) || Date.now()));
     }
   } catch (e) { status(e.message); }
 }
@@ -196,6 +196,11 @@ async function follow(job, title, name, since) {
     if (j.status === "completed") {
       state.jobs.delete(job.book_id);
       status("“" + title + "” is ready (" + j.chunks + " passages indexed). Ask a question about it.", "info");
+      break;
+    }
+    if (j.status === "cancelled") {
+      state.jobs.delete(job.book_id);
+      status("Indexing “" + title + "” was cancelled.", "info");
       break;
     }
     if (j.status === "failed") {

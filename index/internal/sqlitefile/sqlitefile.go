@@ -97,3 +97,13 @@ func Each(ctx context.Context, tx *sql.Tx, stmt string, n int, args func(i int) 
 	}
 	return nil
 }
+
+// DataVersion is SQLite's data_version of the connection: it changes when
+// another connection (another process) commits to the file. With the single
+// connection Open configures, an unchanged value means every commit since
+// was this store's own, so its memory still matches the file.
+func DataVersion(ctx context.Context, db *sql.DB) (int64, error) {
+	var v int64
+	err := db.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&v)
+	return v, err
+}

@@ -1,0 +1,201 @@
+package index
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/citebook/citebook"
+)
+
+// One library, two processes: `citebook serve` keeps the embedded vector
+// store and the lexical index in memory, while `citebook index` (another
+// process) writes the same files. The metadata database logs every switch
+// of a book's served version and every deletion with a generation number,
+// in the transaction that makes the change. A Follower polls that log and
+// reloads the changed books from the stores' files, and the retrieval
+// wrappers (FreshVectors, FreshLexical) sync before every search and drop
+// any hit the metadata does not show visible in the version the filter
+// names, so a chunk another process retired or deleted is never returned,
+// even between polls.
+
+// Changes is what the change log holds after a generation.
+type Changes struct {
+	Gen   int64    // the newest generation
+	Books []string // books other handles changed after the generation asked about
+	All   bool     // the log no longer reaches back that far: reload everything
+}
+
+// Lifespan is one metadata row of a chunk: visible in versions
+// [Version, Retired) of its book, Retired 0 meaning still current.
+type Lifespan struct {
+	BookID  string
+	Version int
+	Retired int
+}
+
+// ChangeLog is the metadata a Follower reads (index/sqlite.DB).
+type ChangeLog interface {
+	Changes(ctx context.Context, since int64) (Changes, error)
+	ChunkLifespans(ctx context.Context, ids []string) (map[string][]Lifespan, error)
+}
+
+// Reloader is an in-memory index whose durable copy another process may
+// write: ReloadBooks re-reads the given books (nil: every book) from it.
+type Reloader interface {
+	ReloadBooks(ctx context.Context, bookIDs []string) error
+}
+
+// Follower keeps a process's in-memory indexes in step with changes other
+// processes make to the library.
+type Follower struct {
+	log    ChangeLog
+	lg     *slog.Logger
+	mu     sync.Mutex // one sync at a time
+	gen    int64
+	stores []Reloader
+}
+
+// NewFollower starts following at the log's current generation. Create it
+// before opening the in-memory stores, so a change committed while they
+// load is reloaded rather than missed.
+func NewFollower(ctx context.Context, log ChangeLog, lg *slog.Logger) (*Follower, error) {
+	ch, err := log.Changes(ctx, 0)
+	if err != nil {
+		return nil, err
+	}
+	if lg == nil {
+		lg = slog.Default()
+	}
+	return &Follower{log: log, lg: lg, gen: ch.Gen}, nil
+}
+
+// Follow adds stores to reload; a Milvus store needs none (it is shared).
+func (f *Follower) Follow(stores ...Reloader) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.stores = append(f.stores, stores...)
+}
+
+// Sync reloads what other processes changed since the last sync. It costs
+// one indexed query when nothing changed.
+func (f *Follower) Sync(ctx context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ch, err := f.log.Changes(ctx, f.gen)
+	if err != nil {
+		return err
+	}
+	if ch.Gen == f.gen {
+		return nil
+	}
+	ids := ch.Books
+	if ch.All {
+		ids = nil
+	} else if len(ids) == 0 {
+		f.gen = ch.Gen // only this process's own changes
+		return nil
+	}
+	t0 := time.Now()
+	for _, s := range f.stores {
+		if err := s.ReloadBooks(ctx, ids); err != nil {
+			return citebook.Wrap(err, citebook.ErrorCode(err), "reloading books changed by another process")
+		}
+	}
+	f.lg.Info("reloaded books changed by another process", "books", len(ids), "all", ch.All, "gen", ch.Gen,
+		"took", time.Since(t0).Round(time.Millisecond))
+	f.gen = ch.Gen
+	return nil
+}
+
+// Run syncs every interval until ctx ends, so changes show up even when
+// nobody searches.
+func (f *Follower) Run(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := f.Sync(ctx); err != nil && ctx.Err() == nil {
+				f.lg.Warn("cannot follow library changes", "err", err)
+			}
+		}
+	}
+}
+
+// Visible keeps the hits whose chunk the metadata shows visible in a
+// version the filter allows for its book.
+func (f *Follower) Visible(ctx context.Context, hits []citebook.Hit, flt citebook.Filter) ([]citebook.Hit, error) {
+	if len(hits) == 0 {
+		return hits, nil
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.Chunk.ID
+	}
+	spans, err := f.log.ChunkLifespans(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := hits[:0:0]
+	for _, h := range hits {
+		if visibleIn(spans[h.Chunk.ID], h.Chunk.BookID, flt) {
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+func visibleIn(spans []Lifespan, bookID string, flt citebook.Filter) bool {
+	for _, b := range flt.Books {
+		if b.BookID != bookID {
+			continue
+		}
+		for _, l := range spans {
+			if l.BookID == bookID && l.Version <= b.Version && (l.Retired == 0 || l.Retired > b.Version) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// FreshVectors is a vector store as a process sharing its library sees it:
+// synced before each search, hits checked against the metadata.
+type FreshVectors struct {
+	VectorStore
+	F *Follower
+}
+
+// Search syncs, searches and drops hits no longer visible.
+func (v FreshVectors) Search(ctx context.Context, vec []float32, f citebook.Filter, k int) ([]citebook.Hit, error) {
+	if err := v.F.Sync(ctx); err != nil {
+		return nil, err
+	}
+	hits, err := v.VectorStore.Search(ctx, vec, f, k)
+	if err != nil {
+		return nil, err
+	}
+	return v.F.Visible(ctx, hits, f)
+}
+
+// FreshLexical is FreshVectors for the lexical index.
+type FreshLexical struct {
+	LexicalIndex
+	F *Follower
+}
+
+// Search syncs, searches and drops hits no longer visible.
+func (x FreshLexical) Search(ctx context.Context, query string, f citebook.Filter, k int) ([]citebook.Hit, error) {
+	if err := x.F.Sync(ctx); err != nil {
+		return nil, err
+	}
+	hits, err := x.LexicalIndex.Search(ctx, query, f, k)
+	if err != nil {
+		return nil, err
+	}
+	return x.F.Visible(ctx, hits, f)
+}

@@ -1,0 +1,89 @@
+package sqlite
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+
+	"github.com/citebook/citebook/index"
+)
+
+// keepChanges is how many change rows are kept; a reader further behind
+// than that reloads everything.
+const keepChanges = 10000
+
+func newOrigin() string {
+	var raw [8]byte
+	_, _ = rand.Read(raw[:])
+	return hex.EncodeToString(raw[:])
+}
+
+// logChange records, inside the transaction making it, that a book's served
+// state changed (a version switch or a deletion).
+func (d *DB) logChange(ctx context.Context, tx *sql.Tx, bookID string) error {
+	res, err := tx.ExecContext(ctx, `INSERT INTO changes (book_id, origin, at) VALUES (?,?,?)`, bookID, d.origin, now())
+	if err != nil {
+		return err
+	}
+	gen, err := res.LastInsertId()
+	if err != nil {
+		return err
+	}
+	if gen%100 == 0 {
+		_, err = tx.ExecContext(ctx, `DELETE FROM changes WHERE gen <= ?`, gen-keepChanges)
+	}
+	return err
+}
+
+// Changes reports the newest generation and the books other database
+// handles (another process, or another handle in this one) changed after
+// generation since. All is set when since is older than the log kept, so
+// the caller must reload everything.
+func (d *DB) Changes(ctx context.Context, since int64) (index.Changes, error) {
+	var ch index.Changes
+	var oldest sql.NullInt64
+	if err := d.db.QueryRowContext(ctx, `SELECT coalesce(max(gen), 0), min(gen) FROM changes`).Scan(&ch.Gen, &oldest); err != nil {
+		return ch, unavailable(err, "read changes")
+	}
+	if ch.Gen <= since {
+		ch.Gen = since
+		return ch, nil
+	}
+	if oldest.Valid && oldest.Int64 > since+1 {
+		ch.All = true
+		return ch, nil
+	}
+	books, err := queryAll(ctx, d.db, "read changes", func(sc scanner) (id string, err error) { return id, sc.Scan(&id) },
+		`SELECT DISTINCT book_id FROM changes WHERE gen > ? AND gen <= ? AND origin <> ?`, since, ch.Gen, d.origin)
+	ch.Books = books
+	return ch, err
+}
+
+// ChunkLifespans returns, for each of the given chunk IDs that has metadata
+// rows, the book and versions each row is visible in; a chunk unknown to the
+// metadata (deleted, or never completed) is absent.
+func (d *DB) ChunkLifespans(ctx context.Context, ids []string) (map[string][]index.Lifespan, error) {
+	out := make(map[string][]index.Lifespan, len(ids))
+	err := chunked(ids, func(part []string) error {
+		ph, args := placeholders(part)
+		rows, err := d.db.QueryContext(ctx, `SELECT id, book_id, version, retired FROM chunks WHERE id IN (`+ph+`)`, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			var l index.Lifespan
+			if err := rows.Scan(&id, &l.BookID, &l.Version, &l.Retired); err != nil {
+				return err
+			}
+			out[id] = append(out[id], l)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, unavailable(err, "read chunk lifespans")
+	}
+	return out, nil
+}
