@@ -5,7 +5,7 @@ ADDR      ?= 127.0.0.1:8080
 CITEBOOK_CORPUS ?= $(abspath ../shared/corpora)
 export CITEBOOK_CORPUS
 
-.PHONY: build run test bench fuzz vet
+.PHONY: build run test bench fuzz vet lint
 
 build:
 	$(GO) build -o bin/citebook ./cmd/citebook
@@ -15,6 +15,18 @@ run: build
 
 vet:
 	$(GO) vet ./...
+
+# lint is vet, staticcheck, and deadcode: no production code may be reachable
+# only from tests (deadcode exits 0 on findings, so any output fails here).
+# .ci/run installs the pinned tools; elsewhere `go install` them the same way.
+GOBIN_DIR   := $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
+STATICCHECK ?= $(GOBIN_DIR)/staticcheck
+DEADCODE    ?= $(GOBIN_DIR)/deadcode
+
+lint: vet
+	$(STATICCHECK) ./...
+	@out="$$($(DEADCODE) -test=false ./cmd/...)" || exit 1; \
+	if [ -n "$$out" ]; then echo "$$out"; echo "deadcode: production code reachable only from tests (delete it, or use it)"; exit 1; fi
 
 # test runs every test, against the embedded store and a real Milvus server
 # (scripts/milvus.sh starts one unless MILVUS_ADDR points at a running server,

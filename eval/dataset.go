@@ -83,23 +83,6 @@ func Load(path string) ([]Question, error) {
 	return out, nil
 }
 
-// Save writes questions as JSONL, so converted public datasets can be
-// inspected, edited and reused with --format jsonl.
-func Save(path string, qs []Question) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	for i := range qs {
-		if err := enc.Encode(&qs[i]); err != nil {
-			return citebook.Wrap(err, citebook.EINTERNAL, "cannot encode question %s", qs[i].ID)
-		}
-	}
-	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
-		return citebook.Wrap(err, citebook.EINVALID, "cannot write dataset %s", path)
-	}
-	return nil
-}
-
 // LoadJSONL reads a JSONL dataset whose books are files in corpus named
 // after their IDs (<id>.pdf, .epub, .md, .markdown or .txt).
 func LoadJSONL(path, corpus string) (*Dataset, error) {

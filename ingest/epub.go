@@ -19,19 +19,6 @@ import (
 	"github.com/citebook/citebook"
 )
 
-// ParseEPUB reads an EPUB 2 or 3 book: the spine gives reading order, the
-// nav document (or the NCX) gives the chapter tree, and paragraphs are mapped
-// to it by file and fragment anchor so every block carries the heading path
-// a reader sees. Common packaging faults are tolerated (mimetype not first,
-// directory entries, everything under one extra top-level folder, a wrong
-// declared language); unsafe paths and zip bombs are refused. Reflowable
-// books have no pages, unless they carry a page list (print page numbers),
-// which then becomes the document's pages and labels. It works within
-// DefaultLimits; Limits.Parse takes others.
-func ParseEPUB(ctx context.Context, r io.ReaderAt, size int64) (*Document, error) {
-	return parseEPUB(ctx, r, size, DefaultLimits())
-}
-
 func parseEPUB(ctx context.Context, r io.ReaderAt, size int64, lim Limits) (doc *Document, err error) {
 	defer guard(citebook.FormatEPUB, &err)
 	if size == 0 {

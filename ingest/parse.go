@@ -18,11 +18,6 @@ import (
 // supported is the list users see when a format is refused.
 const supported = "PDF, EPUB, Markdown (.md, .markdown) and plain text (.txt)"
 
-// Parse detects the format of a book and parses it within DefaultLimits.
-func Parse(ctx context.Context, name string, r io.ReaderAt, size int64) (*Document, error) {
-	return Limits{}.Parse(ctx, name, r, size)
-}
-
 // ParseFile parses the book at path within DefaultLimits.
 func ParseFile(ctx context.Context, path string) (*Document, error) {
 	return Limits{}.ParseFile(ctx, path)

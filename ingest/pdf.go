@@ -17,27 +17,6 @@ import (
 	"github.com/ledongthuc/pdf"
 )
 
-// ParsePDF reads a PDF into a Document: text rebuilt from glyph positions in
-// reading order (columns, paragraphs, rejoined hyphenation), running heads and
-// folios removed but used for printed page labels, and sections taken from
-// the bookmarks or, without any, from numbered headings. Every paragraph keeps
-// the physical pages it spans so citations can name the page of a quote.
-//
-// Files that cannot be read (empty, truncated, encrypted, image-only) are
-// EINVALID errors; malformed content never panics.
-//
-// ParsePDF works within DefaultLimits; Limits.Parse takes others.
-func ParsePDF(ctx context.Context, r io.ReaderAt, size int64) (*Document, error) {
-	l := DefaultLimits()
-	ctx, cancel := l.withDeadline(ctx)
-	defer cancel()
-	doc, err := parsePDF(ctx, r, size, l, ParseOptions{})
-	if err != nil && ctx.Err() != nil {
-		return nil, l.deadlineError(ctx)
-	}
-	return doc, err
-}
-
 // parsePDF parses within lim until ctx ends. Every read of the file checks
 // ctx, so even work inside the PDF library stops; a limit passed or the end
 // of ctx is reported rather than the damage it left behind.
@@ -63,18 +42,6 @@ func parsePDF(ctx context.Context, r io.ReaderAt, size int64, lim Limits, o Pars
 	return x.parse(ctx)
 }
 
-// newPDFExtractor checks the file is a readable PDF and indexes its pages.
-func newPDFExtractor(r io.ReaderAt, size int64) (*pdfExtractor, error) {
-	x, err := openPDFReader(r, size, newDocBudget(context.Background(), Limits{}))
-	if err != nil {
-		return nil, err
-	}
-	if err := x.loadPages(); err != nil {
-		return nil, err
-	}
-	return x, nil
-}
-
 // openPDFReader checks the file is a readable PDF; its pages are not indexed yet.
 func openPDFReader(r io.ReaderAt, size int64, budget *docBudget) (*pdfExtractor, error) {
 	return openPDFChecked(r, size, budget, true)
@@ -92,13 +59,12 @@ func openPDFChecked(r io.ReaderAt, size int64, budget *docBudget, deep bool) (*p
 	if !bytes.Contains(head[:n], []byte("%PDF-")) {
 		return nil, citebook.Errorf(citebook.EINVALID, "not a PDF file: no %%PDF header")
 	}
-	if err := checkXrefSections(r, size); err != nil {
-		return nil, err
-	}
+	check := checkXrefSections(r, size)
 	if deep {
-		if err := checkObjectStreams(r, size, budget); err != nil {
-			return nil, err
-		}
+		check = checkPDFStructure(r, size, budget)
+	}
+	if check != nil {
+		return nil, check
 	}
 	rd, err := pdf.NewReader(r, size)
 	if err != nil && !errors.Is(err, pdf.ErrInvalidPassword) && hasEncryptDict(r, size) {

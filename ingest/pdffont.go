@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"math"
@@ -21,13 +20,9 @@ import (
 // stream interpreter and font decoding instead of Page.Content().
 //
 // Use one cache per open document (never share it across documents: fonts are
-// keyed by object number):
-//
-//	fc := newFontCache()
-//	pages, err := documentPages(r) // much faster than r.Page(i) per page
-//	for _, p := range pages {
-//		glyphs, err := fc.pageGlyphs(p)
-//	}
+// keyed by object number); pdfExtractor makes one per parse and reads the
+// pages its loadPages found (one walk of the page tree, much faster than
+// Reader.Page(i) per page).
 //
 // It is safe for concurrent use by several goroutines reading pages of the
 // same document.
@@ -49,12 +44,6 @@ type sharedGlyphs struct {
 	once   sync.Once
 	glyphs []pdf.Text
 	err    error
-}
-
-// newFontCache returns an empty cache for one document, within the default
-// limits and without a deadline.
-func newFontCache() *fontCache {
-	return newFontCacheBudget(newDocBudget(context.Background(), Limits{}))
 }
 
 func newFontCacheBudget(b *docBudget) *fontCache {
@@ -118,31 +107,6 @@ func (c *fontCache) pageGlyphsShared(p pdf.Page, inherited pdf.Value) ([]pdf.Tex
 	}
 	e.once.Do(func() { e.glyphs, e.err = c.pageGlyphsRes(p, res) })
 	return slices.Clone(e.glyphs), e.err
-}
-
-// pageGlyphs returns the page's glyphs in content-stream order (including
-// text in form XObjects) with correct Unicode text, position and size: one
-// pdf.Text per glyph, X/Y the glyph origin in user space (points, y up, like
-// the library), FontSize the rendered size, W the advance width in points,
-// S its text ("fi" for a ligature glyph). Glyphs whose code maps to no text
-// are not returned but still advance the pen. It never panics: a malformed
-// page yields an error (with whatever glyphs were read before it).
-func (c *fontCache) pageGlyphs(p pdf.Page) (glyphs []pdf.Text, err error) {
-	var res pdf.Value
-	if !p.V.IsNull() {
-		func() {
-			defer func() {
-				if r := recover(); r != nil {
-					err = citebook.Wrap(fmt.Errorf("%v", r), citebook.EINVALID, "unreadable PDF page resources")
-				}
-			}()
-			res = p.Resources()
-		}()
-	}
-	if err != nil {
-		return nil, err
-	}
-	return c.pageGlyphsRes(p, res)
 }
 
 // pageGlyphsRes is pageGlyphs with the page's resources already found.
@@ -518,35 +482,4 @@ func (in *csInterp) show(g *csState, s []byte) {
 		m[4] += tx * m[0]
 		m[5] += tx * m[1]
 	}
-}
-
-// documentPages returns every page of the document in order. Reader.Page(i)
-// walks the page tree from the root and re-resolves every earlier sibling
-// (re-inflating their object streams) on each call, which cost more than
-// decoding the pages' text; this walks the tree once. Depth and visited
-// nodes are bounded so a cyclic tree cannot hang it.
-func documentPages(r *pdf.Reader) (pages []pdf.Page, err error) {
-	defer func() {
-		if rec := recover(); rec != nil {
-			err = citebook.Wrap(fmt.Errorf("%v", rec), citebook.EINVALID, "unreadable PDF page tree")
-		}
-	}()
-	budget := 4*r.NumPage() + 1024
-	var walk func(node pdf.Value, depth int)
-	walk = func(node pdf.Value, depth int) {
-		budget--
-		if budget < 0 || depth > 64 {
-			return
-		}
-		kids := node.Key("Kids")
-		if node.Key("Type").Name() == "Page" || (kids.IsNull() && !node.Key("Contents").IsNull()) {
-			pages = append(pages, pdf.Page{V: node})
-			return
-		}
-		for i := 0; i < kids.Len(); i++ {
-			walk(kids.Index(i), depth+1)
-		}
-	}
-	walk(r.Trailer().Key("Root").Key("Pages"), 0)
-	return pages, nil
 }

@@ -18,7 +18,7 @@ func cffEncoding(prog []byte) (enc map[int]string) {
 	p := int(prog[2])            // header size
 	_, p = cffIndex(prog, p)     // Name INDEX
 	top, p := cffIndex(prog, p)  // Top DICT INDEX
-	strs, p := cffIndex(prog, p) // String INDEX
+	strs, _ := cffIndex(prog, p) // String INDEX
 	if len(top) == 0 {
 		return nil
 	}

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"math"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,6 +55,25 @@ func openPDF(t testing.TB, rel string) *pdf.Reader {
 	}
 	t.Cleanup(func() { f.Close() })
 	return r
+}
+
+// openExtractor opens a corpus PDF as a parse does and walks its pages.
+func openExtractor(t testing.TB, rel string) *pdfExtractor {
+	t.Helper()
+	f, err := os.Open(corpus.Path(t, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	st, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := newPDFExtractor(f, st.Size())
+	if err != nil {
+		t.Fatalf("open %s: %v", rel, err)
+	}
+	return x
 }
 
 func TestPageGlyphsText(t *testing.T) {
@@ -177,20 +197,18 @@ func TestPageGlyphsAllPages(t *testing.T) {
 	}
 }
 
-func TestDocumentPages(t *testing.T) {
+// TestLoadPages checks the extractor's one walk of the page tree finds the
+// pages Reader.Page(i) finds, in order.
+func TestLoadPages(t *testing.T) {
 	for _, book := range []string{"books/lshort-zh-cn.pdf", "books/R-intro.pdf", "books/dtc-paper.pdf"} {
 		t.Run(book, func(t *testing.T) {
-			r := openPDF(t, book)
-			pages, err := documentPages(r)
-			if err != nil {
-				t.Fatal(err)
+			x := openExtractor(t, book)
+			if len(x.pages) != x.r.NumPage() {
+				t.Fatalf("%d pages, NumPage says %d", len(x.pages), x.r.NumPage())
 			}
-			if len(pages) != r.NumPage() {
-				t.Fatalf("%d pages, NumPage says %d", len(pages), r.NumPage())
-			}
-			for _, i := range []int{1, len(pages) / 2, len(pages)} {
-				want, _ := newFontCache().pageGlyphs(r.Page(i))
-				got, _ := newFontCache().pageGlyphs(pages[i-1])
+			for _, i := range []int{1, len(x.pages) / 2, len(x.pages)} {
+				want, _ := newFontCache().pageGlyphs(x.r.Page(i))
+				got, _ := newFontCache().pageGlyphs(x.pages[i-1])
 				if glyphText(got) != glyphText(want) {
 					t.Errorf("page %d differs from Reader.Page(%d)", i, i)
 				}
@@ -204,15 +222,15 @@ func TestDocumentPages(t *testing.T) {
 func BenchmarkPageGlyphs(b *testing.B) {
 	for _, book := range []string{"books/lshort-zh-cn.pdf", "books/R-intro.pdf"} {
 		b.Run(strings.TrimSuffix(strings.TrimPrefix(book, "books/"), ".pdf"), func(b *testing.B) {
-			r := openPDF(b, book)
+			x := openExtractor(b, book)
 			pages := 0
 			for b.Loop() {
-				all, err := documentPages(r)
-				if err != nil {
+				x.pages, x.inherited = nil, nil
+				if err := x.loadPages(); err != nil {
 					b.Fatal(err)
 				}
 				fc := newFontCache()
-				for i, p := range all {
+				for i, p := range x.pages {
 					if _, err := fc.pageGlyphs(p); err != nil {
 						b.Fatalf("page %d: %v", i+1, err)
 					}

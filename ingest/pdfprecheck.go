@@ -36,7 +36,8 @@ func errTooManyObjects(n int64) error {
 		"PDF declares object number %d, more than the %d citebook reads; the file is malformed or hostile", n, maxPDFObjects)
 }
 
-// checkPDFStructure runs the checks on a file before the library opens it.
+// checkPDFStructure runs the checks on a file before the library opens it
+// (a parse; the upload sniff checks only the cross-reference sections).
 func checkPDFStructure(r io.ReaderAt, size int64, b *docBudget) error {
 	if err := checkXrefSections(r, size); err != nil {
 		return err

@@ -14,12 +14,6 @@ import (
 	"github.com/citebook/citebook"
 )
 
-// Sniff checks within DefaultLimits that a file could be a book, cheaply
-// enough to run while an upload is answered; see Limits.Sniff.
-func Sniff(ctx context.Context, name string, r io.ReaderAt, size int64) error {
-	return Limits{}.Sniff(ctx, name, r, size)
-}
-
 // Sniff refuses, with the error Parse would end with, files that are
 // plainly not books: empty, too large, neither PDF, EPUB nor text (binary),
 // a PDF whose trailer or cross-reference table cannot be read or that

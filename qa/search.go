@@ -2,16 +2,10 @@ package qa
 
 import (
 	"context"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/acl"
 )
-
-// MaxQuestion bounds a question's length; longer input is a document, not a
-// question, and would only dilute retrieval.
-const MaxQuestion = 4000
 
 // found is retrieval's outcome: the filter it ran under, the queries, every
 // candidate fused (for the trace) and the survivors of the threshold per
@@ -26,14 +20,10 @@ type found struct {
 // find runs the retrieval steps shared by Search and Ask: access filter,
 // query planning, embedding, hybrid retrieval, fusion and thresholding.
 func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request, tr *Trace, sw *stopwatch) (*found, error) {
-	q := strings.TrimSpace(req.Question)
-	if q == "" {
-		return nil, citebook.Errorf(citebook.EINVALID, "the question is empty")
+	if err := Validate(&req); err != nil {
+		return nil, err
 	}
-	if utf8.RuneCountInString(q) > MaxQuestion {
-		return nil, citebook.Errorf(citebook.ETOOLARGE, "the question is longer than %d characters", MaxQuestion)
-	}
-	req.Question = q
+	q := req.Question
 	tr.Question = q
 	f, err := p.deps.Access.Filter(ctx, pr)
 	if err != nil {

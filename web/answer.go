@@ -16,9 +16,6 @@ import (
 	"github.com/citebook/citebook/qa"
 )
 
-// maxQuestion bounds a question; longer text is a document, not a question.
-const maxQuestion = 4000
-
 // decodeRequest reads a qa.Request from a JSON body.
 func decodeRequest(c echo.Context) (qa.Request, error) {
 	var req qa.Request
@@ -33,22 +30,9 @@ func decodeRequest(c echo.Context) (qa.Request, error) {
 		}
 		return req, citebook.Wrap(err, citebook.EINVALID, "malformed JSON body: %v", err)
 	}
-	return req, validateRequest(&req)
-}
-
-func validateRequest(req *qa.Request) error {
-	req.Question = strings.TrimSpace(req.Question)
-	switch {
-	case req.Question == "":
-		return citebook.Errorf(citebook.EINVALID, "question is empty")
-	case len(req.Question) > maxQuestion:
-		return citebook.Errorf(citebook.EINVALID, "question is longer than %d bytes", maxQuestion)
-	case req.K < 0 || req.K > 100:
-		return citebook.Errorf(citebook.EINVALID, "k must be between 0 and 100")
-	case req.MinScore < 0:
-		return citebook.Errorf(citebook.EINVALID, "min_score must not be negative")
-	}
-	return nil
+	// Checked before answering so a streamed request that breaks a rule
+	// gets its status (400 or 413), not a 200 with an error event.
+	return req, qa.Validate(&req)
 }
 
 func (s *Server) search(c echo.Context) error {

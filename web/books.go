@@ -255,24 +255,15 @@ func (s *Server) uploadBook(c echo.Context) error {
 	return c.JSON(http.StatusAccepted, map[string]any{"book_id": id, "title": title, "job": job})
 }
 
-// uploadSniffer is the cheap check of an upload a Previewer may offer: a
-// file that is plainly not a readable book is refused before it is stored
-// or queued.
-type uploadSniffer interface {
-	Sniff(ctx context.Context, name string, r io.ReaderAt, size int64) error
-}
-
+// sniffUpload refuses a file that is plainly not a readable book before it
+// is stored or queued.
 func (s *Server) sniffUpload(ctx context.Context, up *upload) error {
-	sn, ok := s.cfg.Previewer.(uploadSniffer)
-	if !ok {
-		return nil
-	}
 	f, err := os.Open(up.path)
 	if err != nil {
 		return citebook.Wrap(err, citebook.EINTERNAL, "reading the upload")
 	}
 	defer f.Close()
-	return sn.Sniff(ctx, up.name, f, up.size)
+	return s.cfg.Previewer.Sniff(ctx, up.name, f, up.size)
 }
 
 func uploadError(err error) error {

@@ -83,7 +83,7 @@ func realServerWith(t *testing.T, tweak func(*Config), books ...string) (string,
 	t.Cleanup(func() { runner.Close(context.Background()) })
 	cfg := Config{
 		Library: meta, Indexer: runner, Asker: pipeline, Searcher: pipeline,
-		Previewer: IngestPreviewer{Tokenizer: tok, Options: ingest.DefaultChunkOptions()},
+		Previewer: ingestPreviewer{tok: tok},
 		ACL:       resolver, Tokens: tokens, DataDir: dir, Registry: prometheus.NewRegistry(), Logger: log,
 	}
 	if tweak != nil {

@@ -289,7 +289,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 	tok, err := ingest.NewTokenizer()
 	require.NoError(t, err)
 	e.srv, err = New(Config{
-		Library: lib, Indexer: e.runner, Asker: asker, Searcher: asker, Previewer: IngestPreviewer{Tokenizer: tok, Options: ingest.DefaultChunkOptions()},
+		Library: lib, Indexer: e.runner, Asker: asker, Searcher: asker, Previewer: ingestPreviewer{tok: tok},
 		ACL: resolver, Tokens: store, DataDir: e.dataDir, LocalPrincipal: o.local,
 		MaxBody: o.maxBody, MaxUpload: o.maxUpload, RatePerToken: o.rate, RateBurst: o.burst,
 		Registry: e.reg, Ready: o.ready, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Renderer: o.renderer,

@@ -71,7 +71,7 @@ func (s *Server) NewMCPServer(fixed *citebook.Principal) *mcp.Server {
 			return nil, SearchOutput{}, err
 		}
 		r := qa.Request{Question: in.Query, BookIDs: in.BookIDs, K: in.K}
-		if err := validateRequest(&r); err != nil {
+		if err := qa.Validate(&r); err != nil {
 			return nil, SearchOutput{}, toolError(err)
 		}
 		res, err := s.cfg.Searcher.Search(ctx, p, r)
@@ -92,7 +92,7 @@ func (s *Server) NewMCPServer(fixed *citebook.Principal) *mcp.Server {
 			return nil, AskOutput{}, err
 		}
 		r := qa.Request{Question: in.Question, BookIDs: in.BookIDs}
-		if err := validateRequest(&r); err != nil {
+		if err := qa.Validate(&r); err != nil {
 			return nil, AskOutput{}, toolError(err)
 		}
 		ans, err := s.cfg.Asker.Ask(ctx, p, r, nil)

@@ -76,9 +76,15 @@ type Preview struct {
 	Chunks   []citebook.Chunk  `json:"chunks"`
 }
 
-// Previewer parses and chunks a file without storing anything.
+// Previewer is how web reaches parsing (cmd wires it to ingest): a preview
+// of how a file would be split, and the cheap check an upload gets before it
+// is stored or queued. Neither stores anything.
 type Previewer interface {
+	// Preview parses and chunks the file.
 	Preview(ctx context.Context, name string, r io.ReaderAt, size int64) (Preview, error)
+	// Sniff refuses a file that is plainly not a readable book (empty,
+	// binary, truncated, password-protected) without reading all of it.
+	Sniff(ctx context.Context, name string, r io.ReaderAt, size int64) error
 }
 
 // TokenVerifier maps a bearer secret to the principal it was issued for; the

@@ -177,13 +177,17 @@ the answerer and rejected.`,
 
 func runAsk(cmd *cobra.Command, f *askFlags, question string) error {
 	ctx := cmd.Context()
+	req := qa.Request{Question: question, BookIDs: f.books, Split: f.split}
+	// The same check as HTTP and MCP, before the library is opened.
+	if err := qa.Validate(&req); err != nil {
+		return err
+	}
 	a, p, err := openAnswering(ctx, *f.app, *f.answer)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 	pr := citebook.Principal{Tenant: f.tenant, User: f.user, Groups: f.groups, Admin: f.admin}
-	req := qa.Request{Question: question, BookIDs: f.books, Split: f.split}
 	out := cmd.OutOrStdout()
 	var onDelta func(string)
 	if !f.json {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -23,7 +24,7 @@ func TestEvalCommandJSONL(t *testing.T) {
 	require.NoError(t, os.MkdirAll(books, 0o755))
 	require.NoError(t, os.Symlink(guide, filepath.Join(books, "field-guide.md")))
 	dataset := filepath.Join(dir, "questions.jsonl")
-	require.NoError(t, eval.Save(dataset, []eval.Question{
+	require.NoError(t, writeJSONL(dataset, []eval.Question{
 		{ID: "stand", Question: "Where should the hive stand sit on a rooftop?", Books: []string{"field-guide"},
 			Answerable: true, Gold: eval.Gold{Evidence: []string{
 				"the hive stand should sit above a load-bearing wall rather than the middle of the roof"}}},
@@ -55,4 +56,15 @@ func TestEvalCommandJSONL(t *testing.T) {
 
 	_, err = run(t, "eval", "--data", filepath.Join(dir, "data"), "--dataset", dataset, "--format", "squad")
 	require.ErrorContains(t, err, "unknown --format")
+}
+
+// writeJSONL writes a dataset in the form `eval --format jsonl` reads.
+func writeJSONL(path string, qs []eval.Question) error {
+	var b bytes.Buffer
+	for i := range qs {
+		if err := json.NewEncoder(&b).Encode(&qs[i]); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
 }

@@ -111,7 +111,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	cfg := web.Config{
 		Library: a.Meta, Indexer: runner, Asker: pipeline, Searcher: pipeline,
-		Previewer: web.IngestPreviewer{Tokenizer: tok, Options: ingest.DefaultChunkOptions(), Limits: ingest.Limits{Timeout: a.Opts.ParseTimeout}},
+		Previewer: previewer{tok: tok, opts: ingest.DefaultChunkOptions(), limits: ingest.Limits{Timeout: a.Opts.ParseTimeout}},
 		ACL:       acl.NewResolver(a.Meta, acl.NewStore(a.Meta.SQL()), a.Meta),
 		Tokens:    tokens, DataDir: a.Opts.Data, MaxUpload: f.maxUpload,
 		RatePerToken: rate.Limit(f.rate), RateBurst: f.burst, Registry: reg, Logger: a.Log,

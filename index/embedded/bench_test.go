@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/index/internal/rowset"
 	"github.com/philippgille/chromem-go"
 )
 
@@ -232,9 +233,8 @@ func benchOneTenant(b *testing.B, spread float64) {
 	}
 	recall := recallAt10(b, s, queries, f)
 	c0 := cpuTime()
-	sc := s.resolve(&f)
 	for _, q := range queries[:8] {
-		s.score(normalize(q), s.candidates(&sc), 10)
+		s.score(normalize(q), rowset.Resolve(s.view(), &f).Rows, 10)
 	}
 	exactCPU := float64((cpuTime() - c0).Microseconds()) / 8 / 1000
 	benchLatency(b, s, queries, f, func(b *testing.B) {
@@ -267,8 +267,7 @@ func recallAt10(b *testing.B, s *Store, queries [][]float32, f citebook.Filter) 
 			b.Fatal(err)
 		}
 		s.mu.RLock()
-		sc := s.resolve(&f)
-		exact := s.score(normalize(q), s.candidates(&sc), 10)
+		exact := s.score(normalize(q), rowset.Resolve(s.view(), &f).Rows, 10)
 		got := map[string]bool{}
 		for _, h := range hits {
 			got[h.Chunk.ID] = true

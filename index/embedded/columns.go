@@ -5,6 +5,8 @@ import (
 	"math/bits"
 	"runtime"
 	"sync"
+
+	"github.com/citebook/citebook/index/internal/rowset"
 )
 
 // The column scan answers sparse queries over large scopes exactly while
@@ -29,27 +31,12 @@ import (
 // the row scan or the graph.
 const tileRows = 4096
 
-// admitted is a filter's candidate rows in the forms the two scans need.
+// admitted is a filter's rows (resolved by rowset) in the forms the two
+// scans need.
 type admitted struct {
-	rows  []int32  // ascending by book, for the row scan
-	bits  []uint64 // row r admitted when bits[r/64]>>(r%64)&1 == 1
-	tiles []int32  // tiles holding at least one admitted row, ascending
-}
-
-func newAdmitted(rows []int32, nrows int) *admitted {
-	a := &admitted{rows: rows, bits: make([]uint64, (nrows+63)/64)}
-	ntiles := (nrows + tileRows - 1) / tileRows
-	seen := make([]bool, ntiles)
-	for _, r := range rows {
-		a.bits[r/64] |= 1 << (r % 64)
-		seen[int(r)/tileRows] = true
-	}
-	for t, ok := range seen {
-		if ok {
-			a.tiles = append(a.tiles, int32(t))
-		}
-	}
-	return a
+	*rowset.Set
+	rows  []int32 // Set.Rows: ascending by book, for the row scan
+	tiles []int32 // tiles holding at least one admitted row, ascending
 }
 
 // setColumns writes row r's vector into its tile, adding tiles as rows
@@ -107,7 +94,7 @@ func (s *Store) scoreColumns(q []float32, nz []int32, a *admitted, k int) []scor
 		bp := accPool.Get().(*[]float32)
 		defer accPool.Put(bp)
 		for _, t := range tiles {
-			s.scanTile(int(t), idx, w, a.bits, *bp, &h, k)
+			s.scanTile(int(t), idx, w, a.Bits, *bp, &h, k)
 		}
 		return h
 	}

@@ -105,8 +105,7 @@ func TestColumnScanIsExact(t *testing.T) {
 	// The column path was the one taken.
 	f := all(1)
 	s.mu.RLock()
-	sc := s.resolve(&f)
-	adm := s.cachedCandidates(&f, &sc)
+	adm := s.admitted(&f)
 	s.mu.RUnlock()
 	require.True(t, columnCheaper(len(nonzero(sparseVec(r, dim, 0.15))), adm, dim))
 }

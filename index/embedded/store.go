@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/index/internal/rowset"
 	"github.com/citebook/citebook/index/internal/sqlitefile"
 	"github.com/viterin/vek/vek32"
 )
@@ -88,10 +89,9 @@ type Store struct {
 	wrote  map[string]time.Time // last write per tenant
 	quiet  time.Duration        // annQuiet; tests shorten it
 
-	// cands caches the admitted rows of recent filters (a principal asks
-	// many questions with one filter); every write empties it.
-	cmu   sync.Mutex
-	cands map[string]*admitted
+	// cands caches the rows recent filters admit (rowset owns resolving
+	// filters); every write empties it.
+	cands rowset.Cache
 
 	gmu      sync.Mutex // guards building
 	building map[string]bool
@@ -447,8 +447,8 @@ func (s *Store) Search(ctx context.Context, vec []float32, f citebook.Filter, k 
 		return nil, citebook.Errorf(citebook.EINVALID, "query vector holds NaN or infinite values")
 	}
 	q := normalize(vec)
-	sc := s.resolve(&f)
-	if sc.upper == 0 {
+	upper := rowset.Upper(s.view(), &f)
+	if upper == 0 {
 		return []citebook.Hit{}, nil
 	}
 	if err := ctx.Err(); err != nil {
@@ -456,7 +456,7 @@ func (s *Store) Search(ctx context.Context, vec []float32, f citebook.Filter, k 
 	}
 	var top []scored
 	if s.colsOnly {
-		adm := s.cachedCandidates(&f, &sc)
+		adm := s.admitted(&f)
 		if len(adm.rows) == 0 {
 			return []citebook.Hit{}, nil
 		}
@@ -467,8 +467,8 @@ func (s *Store) Search(ctx context.Context, vec []float32, f citebook.Filter, k 
 	nz := nonzero(q)
 	// (A tile scan can only be cheaper when the padded non-zeros number
 	// fewer than the dimensions, so dense queries skip resolving rows.)
-	if top == nil && sc.upper >= tileRows && len(nz) > 0 && (len(nz)+3)&^3 < s.dim {
-		adm := s.cachedCandidates(&f, &sc)
+	if top == nil && upper >= tileRows && len(nz) > 0 && (len(nz)+3)&^3 < s.dim {
+		adm := s.admitted(&f)
 		if len(adm.rows) == 0 {
 			return []citebook.Hit{}, nil
 		}
@@ -479,10 +479,10 @@ func (s *Store) Search(ctx context.Context, vec []float32, f citebook.Filter, k 
 		}
 	}
 	if top == nil {
-		top = s.searchGraph(q, &sc, f.Tenant, k)
+		top = s.searchGraph(q, upper, &f, k)
 	}
 	if top == nil {
-		cand := s.cachedCandidates(&f, &sc).rows
+		cand := s.admitted(&f).rows
 		if len(cand) == 0 {
 			return []citebook.Hit{}, nil
 		}
@@ -495,101 +495,37 @@ func (s *Store) Search(ctx context.Context, vec []float32, f citebook.Filter, k 
 	return hits, nil
 }
 
-// scope is a filter resolved against the store: the books it names with the
-// versions each may be read at, and the interned parents it denies.
-type scope struct {
-	books map[*bookRows][]int
-	order []*bookRows
-	deny  map[int32]struct{}
-	upper int // rows of the named books, an upper bound on what is admitted
+// view is the store's rows as rowset resolves filters against them; its
+// methods read without locking, so callers hold mu.
+type view Store
+
+func (s *Store) view() *view { return (*view)(s) }
+
+func (v *view) Len() int { return len(v.rows) }
+
+func (v *view) Book(tenant, bookID string) []int32 {
+	if br := v.books[bookKey{tenant, bookID}]; br != nil {
+		return br.rows
+	}
+	return nil
 }
 
-// resolve turns f into a scope; a book listed more than once admits a chunk
-// visible at any of its versions, exactly as Filter.Match does.
-func (s *Store) resolve(f *citebook.Filter) scope {
-	var sc scope
-	for _, p := range f.DenyParents {
-		if id, ok := s.parents[p]; ok {
-			if sc.deny == nil {
-				sc.deny = map[int32]struct{}{}
-			}
-			sc.deny[id] = struct{}{}
-		}
-	}
-	sc.books = make(map[*bookRows][]int, len(f.Books))
-	for _, b := range f.Books {
-		br := s.books[bookKey{f.Tenant, b.BookID}]
-		if br == nil {
-			continue
-		}
-		if _, dup := sc.books[br]; !dup {
-			sc.order = append(sc.order, br)
-			sc.upper += len(br.rows)
-		}
-		sc.books[br] = append(sc.books[br], b.Version)
-	}
-	return sc
+func (v *view) Meta(r int32) rowset.Meta {
+	m := &v.rows[r]
+	return rowset.Meta{Version: m.version, Retired: m.retired, Parent: m.parent}
 }
 
-// admits checks one row against the scope: its book, version window and
-// parent, on compact per-row fields.
-func (sc *scope) admits(m *row) bool {
-	vs, ok := sc.books[m.book]
-	if !ok || m.book == nil || !visible(m, vs) {
-		return false
-	}
-	return sc.deny == nil || !denied(sc.deny, m.parent)
+func (v *view) Parent(id string) (int32, bool) {
+	p, ok := v.parents[id]
+	return p, ok
 }
 
-// candidates lists the rows the scope admits, book by book so only the
-// version window and parent are checked per row.
-func (s *Store) candidates(sc *scope) []int32 {
-	cand := make([]int32, 0, sc.upper)
-	for _, br := range sc.order {
-		vs := sc.books[br]
-		for _, r := range br.rows {
-			m := &s.rows[r]
-			if visible(m, vs) && (sc.deny == nil || !denied(sc.deny, m.parent)) {
-				cand = append(cand, r)
-			}
-		}
-	}
-	return cand
-}
-
-// cachedCandidates is candidates remembered per filter until the next
-// write. Callers hold mu for reading; writers empty the cache under mu.
-func (s *Store) cachedCandidates(f *citebook.Filter, sc *scope) *admitted {
-	k := f.Key()
-	s.cmu.Lock()
-	cand, ok := s.cands[k]
-	s.cmu.Unlock()
-	if ok {
-		return cand
-	}
-	cand = newAdmitted(s.candidates(sc), len(s.rows))
-	s.cmu.Lock()
-	if s.cands == nil || len(s.cands) >= 16 {
-		s.cands = map[string]*admitted{}
-	}
-	s.cands[k] = cand
-	s.cmu.Unlock()
-	return cand
-}
-
-// visible reports whether the row is visible at any of the versions.
-func visible(m *row, vs []int) bool {
-	for _, v := range vs {
-		if m.version <= v && (m.retired == 0 || m.retired > v) {
-			return true
-		}
-	}
-	return false
-}
-
-func denied(deny map[int32]struct{}, parent int32) bool {
-	_, no := deny[parent]
-	return no
+// admitted is the rows f admits, from the cache when f was resolved since
+// the last write, with the tiles the column scan visits. Callers hold mu
+// for reading; writers empty the cache under mu.
+func (s *Store) admitted(f *citebook.Filter) *admitted {
+	set := s.cands.Get(s.view(), f)
+	return &admitted{Set: set, rows: set.Rows, tiles: set.Blocks(tileRows)}
 }
 
 // searchGraph answers from the tenant's HNSW graph when the scope is large
@@ -597,10 +533,11 @@ func denied(deny map[int32]struct{}, parent int32) bool {
 // stays short) and the graph is current; it returns nil when the exact scan
 // must answer instead, scheduling a graph build when one is missing and the
 // tenant has not been written for annQuiet.
-func (s *Store) searchGraph(q []float32, sc *scope, tenant string, k int) []scored {
-	if sc.upper < annMin {
+func (s *Store) searchGraph(q []float32, upper int, f *citebook.Filter, k int) []scored {
+	if upper < annMin {
 		return nil
 	}
+	tenant := f.Tenant
 	g := s.graphs[tenant]
 	if g == nil || g.gen != s.gens[tenant] {
 		if time.Since(s.wrote[tenant]) >= s.quiet {
@@ -608,10 +545,11 @@ func (s *Store) searchGraph(q []float32, sc *scope, tenant string, k int) []scor
 		}
 		return nil
 	}
-	if !g.usable || 2*sc.upper < len(g.rows) {
+	if !g.usable || 2*upper < len(g.rows) {
 		return nil
 	}
-	found := g.search(q, max(annEf, 4*k), func(r int32) bool { return sc.admits(&s.rows[r]) })
+	adm := s.cands.Get(s.view(), f)
+	found := g.search(q, max(annEf, 4*k), adm.Has)
 	if len(found) < k {
 		// The filter admits fewer rows than the walk could reach; only a
 		// scan of every admitted row is sure to find them all.
@@ -882,12 +820,8 @@ func (s *Store) touch(tenant string) {
 	s.forget()
 }
 
-// forget empties the candidate cache. Callers hold mu for writing.
-func (s *Store) forget() {
-	s.cmu.Lock()
-	s.cands = nil
-	s.cmu.Unlock()
-}
+// forget empties the filter cache. Callers hold mu for writing.
+func (s *Store) forget() { s.cands.Invalidate() }
 
 func (s *Store) checkOpen() error {
 	s.mu.RLock()

@@ -9,9 +9,9 @@
 // segmented by analysis.Terms (queries by analysis.QueryTerms), so English
 // and Chinese need no tokenizer plugin, and the access filter is resolved to
 // the set of admitted
-// rows before any posting is scored, so ranking only ever sees chunks the
-// principal may read (that bitset is cached per filter until the next
-// write). Scoring is exact BM25 top-k with MaxScore pruning: rare terms are
+// rows (index/internal/rowset, shared with the embedded vector store) before
+// any posting is scored, so ranking only ever sees chunks the principal may
+// read (that set is cached per filter until the next write). Scoring is exact BM25 top-k with MaxScore pruning: rare terms are
 // scored first, and once the k-th best score beats what the remaining
 // common terms could add, those are only looked up for rows still in
 // contention; survivors are rescored in query order so results are
@@ -36,6 +36,7 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/analysis"
+	"github.com/citebook/citebook/index/internal/rowset"
 	"github.com/citebook/citebook/index/internal/sqlitefile"
 )
 
@@ -86,10 +87,9 @@ type Index struct {
 
 	// accs recycles the per-search score accumulators (one float64 per row).
 	accs sync.Pool
-	// admits caches the row bitset of recent filters (a principal asks
-	// many questions with the same filter); any write empties it.
-	fmu    sync.Mutex
-	admits map[string][]uint64
+	// admits caches the rows recent filters admit (rowset owns resolving
+	// filters); any write empties it.
+	admits rowset.Cache
 }
 
 type bookKey struct{ tenant, book string }
@@ -121,6 +121,7 @@ func Open(ctx context.Context, dir string) (*Index, error) {
 		return nil, err
 	}
 	x := &Index{db: db, dir: dir, snapGen: noSnapshot}
+	x.admits.Size = 64
 	x.reset()
 	if err := x.load(ctx); err != nil {
 		db.Close()
@@ -329,9 +330,7 @@ func (x *Index) write(ctx context.Context, stmt string, n int, args func(int) ([
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	apply()
-	x.fmu.Lock()
-	x.admits = nil
-	x.fmu.Unlock()
+	x.admits.Invalidate()
 	return nil
 }
 
@@ -471,14 +470,14 @@ func (x *Index) Search(ctx context.Context, query string, f citebook.Filter, k i
 	if x.closed {
 		return nil, errClosed()
 	}
-	allowed := x.admitted(&f)
-	if allowed == nil {
+	allowed := x.admits.Get(x.view(), &f)
+	if allowed.Len() == 0 {
 		return hits, nil
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "search cancelled")
 	}
-	h := x.topK(qterms, allowed, k)
+	h := x.topK(qterms, allowed.Bits, k)
 	sort.Slice(h, func(i, j int) bool { return h[i].better(h[j]) })
 	for _, c := range h {
 		hits = append(hits, citebook.Hit{Chunk: x.rows[c.row].chunk.Clone(), Score: c.score})
@@ -690,51 +689,21 @@ func (x *Index) releaseAcc(a *accumulator) {
 	x.accs.Put(a)
 }
 
-// admitted returns a bitset of the rows f admits (nil when none), checking
-// tenant, book, version window and denied parents as Filter.Match does.
-// Callers hold mu; results are cached per filter until the next write.
-func (x *Index) admitted(f *citebook.Filter) []uint64 {
-	k := f.Key()
-	x.fmu.Lock()
-	bits, ok := x.admits[k]
-	x.fmu.Unlock()
-	if ok {
-		return bits
-	}
-	bits = x.admit(f)
-	x.fmu.Lock()
-	if x.admits == nil || len(x.admits) >= 64 {
-		x.admits = map[string][]uint64{}
-	}
-	x.admits[k] = bits
-	x.fmu.Unlock()
-	return bits
-}
+// view is the index's rows as rowset resolves filters against them; its
+// methods read without locking, so callers hold mu.
+type view Index
 
-func (x *Index) admit(f *citebook.Filter) []uint64 {
-	var deny map[int32]bool
-	for _, p := range f.DenyParents {
-		if id, ok := x.parents[p]; ok {
-			if deny == nil {
-				deny = map[int32]bool{}
-			}
-			deny[id] = true
-		}
-	}
-	var bits []uint64
-	for _, b := range f.Books {
-		for _, r := range x.books[bookKey{f.Tenant, b.BookID}] {
-			m := &x.meta[r]
-			if m.version > b.Version || (m.retired != 0 && m.retired <= b.Version) || (deny != nil && deny[m.parent]) {
-				continue
-			}
-			if bits == nil {
-				bits = make([]uint64, (len(x.rows)+63)/64)
-			}
-			bits[r>>6] |= 1 << (uint(r) & 63)
-		}
-	}
-	return bits
+func (x *Index) view() *view { return (*view)(x) }
+
+func (v *view) Len() int                           { return len(v.rows) }
+func (v *view) Book(tenant, bookID string) []int32 { return v.books[bookKey{tenant, bookID}] }
+func (v *view) Parent(id string) (int32, bool) {
+	p, ok := v.parents[id]
+	return p, ok
+}
+func (v *view) Meta(r int32) rowset.Meta {
+	m := &v.meta[r]
+	return rowset.Meta{Version: m.version, Retired: m.retired, Parent: m.parent}
 }
 
 type cand struct {

@@ -14,6 +14,7 @@ import (
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/index"
+	"github.com/citebook/citebook/index/internal/rowset"
 	"github.com/citebook/citebook/index/storetest"
 	"github.com/citebook/citebook/internal/corpus"
 	"github.com/stretchr/testify/require"
@@ -356,8 +357,8 @@ func exhaustive(x *Index, query string, f citebook.Filter, k int) []citebook.Hit
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	hits := []citebook.Hit{}
-	allowed := x.admitted(&f)
-	if allowed == nil {
+	allowed := rowset.Resolve(x.view(), &f)
+	if allowed.Len() == 0 {
 		return hits
 	}
 	n := float64(x.live)
@@ -371,7 +372,7 @@ func exhaustive(x *Index, query string, f citebook.Filter, k int) []citebook.Hit
 		df := float64(x.df[id])
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for _, p := range x.postings[id] {
-			if allowed[p.row>>6]&(1<<(uint(p.row)&63)) == 0 {
+			if !allowed.Has(p.row) {
 				continue
 			}
 			tf := float64(p.tf)

@@ -75,9 +75,7 @@ func (x *Index) ReloadBooks(ctx context.Context, ids []string) error {
 		}
 	}
 	x.maybeCompact()
-	x.fmu.Lock()
-	x.admits = nil
-	x.fmu.Unlock()
+	x.admits.Invalidate()
 	return nil
 }
 

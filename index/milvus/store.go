@@ -109,10 +109,12 @@ var _ index.VectorStore = (*Store)(nil)
 
 // dialOptions keeps the connection healthy without tripping the server's
 // keepalive enforcement (Milvus 2.3 allows pings every 5s at the fastest;
-// faster pings are answered with GOAWAY "too_many_pings").
+// faster pings are answered with GOAWAY "too_many_pings"). No WithBlock
+// (deprecated in grpc): the SDK's first call, Connect, is retried on
+// Unavailable by its interceptor, so Open still waits for a server that is
+// starting and fails with unavailable at DialTimeout for one that is not.
 func dialOptions() []grpc.DialOption {
 	return []grpc.DialOption{
-		grpc.WithBlock(),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{
 			Time:                60 * time.Second,
 			Timeout:             10 * time.Second,
