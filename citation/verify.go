@@ -65,7 +65,19 @@ type Result struct {
 	Statements  []string // the kept statements, each with its markers
 	Rejected    []Rejection
 	Total       int // statements the answerer made
-	Unsupported int // statements dropped for lack of a verified citation
+	Unsupported int // statements dropped for lack of a verified, supporting citation
+	// NotSupported counts the statements among Unsupported whose quotes
+	// were real but did not support them.
+	NotSupported int
+	// Kept are the surviving statements with the citations backing them,
+	// for checks on the answer as a whole (does it still answer?).
+	Kept []KeptStatement
+}
+
+// KeptStatement is a verified statement and its citations.
+type KeptStatement struct {
+	Text   string
+	Quotes []citebook.Citation
 }
 
 // markers matches [n] markers an answerer may have written itself; numbers
@@ -82,6 +94,15 @@ const maxRejectedQuote = 300
 // (nil: none does), which only refines the rejection reason; titles maps
 // book IDs to titles. When no statement survives the result is a refusal.
 func Verify(statements []Statement, context map[string]citebook.Chunk, known func(id string) bool, titles map[string]string) Result {
+	return VerifySupported(statements, context, known, titles, SupportCheck{})
+}
+
+// VerifySupported is Verify that also drops a statement whose verified
+// quotes do not support it (sc.Content nil skips that check): a real quote
+// from a chunk the answerer saw is not enough when it says something else.
+// The dropped statement's citations are rejected as Unsupported and never
+// numbered, so nothing of it reaches the reader.
+func VerifySupported(statements []Statement, context map[string]citebook.Chunk, known func(id string) bool, titles map[string]string, sc SupportCheck) Result {
 	res := Result{Total: len(statements), Citations: []citebook.Citation{}}
 	// Quotes of one chunk starting at the same character are one passage,
 	// whether or not the answerer kept the closing full stop.
@@ -92,7 +113,10 @@ func Verify(statements []Statement, context map[string]citebook.Chunk, known fun
 	numbers := map[key]int{}
 	for _, st := range statements {
 		text := strings.TrimSpace(markers.ReplaceAllString(st.Text, ""))
-		var ns []int
+		var (
+			found  []citebook.Citation
+			claims []Claim
+		)
 		for _, cl := range st.Citations {
 			c, ok := context[cl.ChunkID]
 			if !ok {
@@ -108,22 +132,41 @@ func Verify(statements []Statement, context map[string]citebook.Chunk, known fun
 				res.Rejected = append(res.Rejected, reject(cl, reason))
 				continue
 			}
-			k := key{c.ID, cit.CharStart}
+			found = append(found, cit)
+			claims = append(claims, cl)
+		}
+		if len(found) == 0 || text == "" {
+			res.Unsupported++
+			continue
+		}
+		if sc.Content != nil {
+			quotes := make([]string, len(found))
+			for i, c := range found {
+				quotes[i] = c.Quote
+			}
+			if ok, _ := sc.Supported(text, quotes); !ok {
+				for _, cl := range claims {
+					res.Rejected = append(res.Rejected, reject(cl, Unsupported))
+				}
+				res.Unsupported++
+				res.NotSupported++
+				continue
+			}
+		}
+		var ns []int
+		for _, cit := range found {
+			k := key{cit.ChunkID, cit.CharStart}
 			n, seen := numbers[k]
 			if !seen {
 				n = len(res.Citations) + 1
 				numbers[k] = n
 				cit.N = n
-				cit.BookTitle = titles[c.BookID]
+				cit.BookTitle = titles[context[cit.ChunkID].BookID]
 				res.Citations = append(res.Citations, cit)
 			}
 			if !slices.Contains(ns, n) {
 				ns = append(ns, n)
 			}
-		}
-		if len(ns) == 0 || text == "" {
-			res.Unsupported++
-			continue
 		}
 		var b strings.Builder
 		b.WriteString(text)
@@ -131,6 +174,7 @@ func Verify(statements []Statement, context map[string]citebook.Chunk, known fun
 			b.WriteString(" [" + strconv.Itoa(n) + "]")
 		}
 		res.Statements = append(res.Statements, b.String())
+		res.Kept = append(res.Kept, KeptStatement{Text: text, Quotes: found})
 	}
 	if len(res.Statements) == 0 {
 		res.Refused = true

@@ -4,11 +4,15 @@ import (
 	"context"
 	"log/slog"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/analysis"
+	"github.com/citebook/citebook/citation"
 	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/qa"
 )
@@ -64,8 +68,13 @@ type Setup struct {
 	Scope    string `json:"scope"`
 	Answerer string `json:"answerer"`
 	Fusion   string `json:"fusion,omitempty"` // retriever weights (qa.Fusion)
-	Tenant   string `json:"tenant"`
-	Date     string `json:"date"`
+	// MinScore is the vector relevance bar and AnswerCoverage the
+	// answerability bar the run used: both belong to the configuration the
+	// numbers describe (the relevance bar depends on the embedder).
+	MinScore       float64 `json:"min_score,omitempty"`
+	AnswerCoverage float64 `json:"answer_coverage,omitempty"`
+	Tenant         string  `json:"tenant"`
+	Date           string  `json:"date"`
 }
 
 // Config tunes a run. Terms must segment text as the lexical index does
@@ -130,6 +139,12 @@ type CitationResult struct {
 	Quote      string `json:"quote"`
 	OnGoldPage bool   `json:"on_gold_page"`
 	Supports   bool   `json:"supports"`
+	// SupportsSentence: the quote supports the answer sentence citing it
+	// (citation.SupportCheck, checked again here on what was shown).
+	SupportsSentence bool `json:"supports_sentence"`
+	// Fabricated: the citation names a chunk the answerer was not given, or
+	// its quote is not at its offsets in that chunk. Must never happen.
+	Fabricated bool `json:"fabricated"`
 }
 
 // QuestionResult is everything measured for one question.
@@ -140,10 +155,19 @@ type QuestionResult struct {
 	Answerable bool     `json:"answerable"`
 	Error      string   `json:"error,omitempty"`
 
-	Answer     string           `json:"answer"`
-	Refused    bool             `json:"refused"`
-	GoldAnswer string           `json:"gold_answer,omitempty"`
-	Citations  []CitationResult `json:"citations"`
+	Answer  string `json:"answer"`
+	Refused bool   `json:"refused"`
+	// Answerability is the pipeline's decision and its reason (why a
+	// refusal refused).
+	Answerability qa.Answerability `json:"answerability"`
+	Guards        qa.Guards        `json:"guards"`
+	// StatementsDropped counts the answerer's statements removed for lack
+	// of a verified, supporting citation; NotSupported those among them
+	// whose real quotes did not support them.
+	StatementsDropped int              `json:"statements_dropped"`
+	NotSupported      int              `json:"statements_not_supported"`
+	GoldAnswer        string           `json:"gold_answer,omitempty"`
+	Citations         []CitationResult `json:"citations"`
 
 	Relevant   int       `json:"relevant"` // relevant chunks of the question
 	GoldPages  []Page    `json:"gold_pages,omitempty"`
@@ -255,6 +279,9 @@ func (h *Harness) ask(ctx context.Context, pr citebook.Principal, q Question, al
 		return err
 	}
 	r.Answer, r.Refused = ans.Answer, ans.Refused
+	r.Answerability = ans.Trace.Answerability
+	r.Guards = ans.Trace.Guards
+	r.StatementsDropped, r.NotSupported = ans.Trace.Unsupported, ans.Trace.NotSupported
 	r.ContextTokens = ans.Trace.ContextTokens
 
 	relevant, err := h.relevant(ctx, q, cc)
@@ -311,12 +338,92 @@ func (h *Harness) ask(ctx context.Context, pr citebook.Principal, q Question, al
 	for _, e := range q.Gold.Evidence {
 		gold.evidence = append(gold.evidence, termSet(h.cfg.Terms(e)))
 	}
+	shown := map[string]bool{}
+	for _, id := range ans.Trace.Context {
+		shown[id] = true
+	}
+	var citedIDs []string
+	for _, c := range ans.Citations {
+		citedIDs = append(citedIDs, c.ChunkID)
+	}
+	cited, err := cc.byID(ctx, citedIDs)
+	if err != nil {
+		return err
+	}
+	sentences := citedSentences(ans.Answer)
+	sc := citation.SupportCheck{Content: func(s string) []string { return analysis.ContentTerms(h.cfg.Terms(s)) }}
 	for _, c := range ans.Citations {
 		onPage := gold.pages[Page{BookID: c.BookID, Page: c.Page}]
-		r.Citations = append(r.Citations, CitationResult{ChunkID: c.ChunkID, BookID: c.BookID, Page: c.Page,
-			Quote: c.Quote, OnGoldPage: onPage, Supports: q.Answerable && gold.supports(c, onPage)})
+		cr := CitationResult{ChunkID: c.ChunkID, BookID: c.BookID, Page: c.Page,
+			Quote: c.Quote, OnGoldPage: onPage, Supports: q.Answerable && gold.supports(c, onPage)}
+		ch, ok := cited[c.ChunkID]
+		cr.Fabricated = !ok || !shown[c.ChunkID] || !quoteAt(ch.Text, c)
+		cr.SupportsSentence = !ans.Refused
+		for _, st := range sentences[c.N] {
+			var quotes []string
+			for _, n := range st.cites {
+				for _, o := range ans.Citations {
+					if o.N == n {
+						quotes = append(quotes, o.Quote)
+					}
+				}
+			}
+			if ok, _ := sc.Supported(st.text, quotes); !ok {
+				cr.SupportsSentence = false
+			}
+		}
+		if len(sentences[c.N]) == 0 {
+			cr.SupportsSentence = false // shown but cited by no sentence
+		}
+		r.Citations = append(r.Citations, cr)
 	}
 	return nil
+}
+
+// citedSentence is one sentence of a shown answer and the citation
+// numbers after it.
+type citedSentence struct {
+	text  string
+	cites []int
+}
+
+var citedRun = regexp.MustCompile(`((?:\s*\[\d+\])+)`)
+
+// citedSentences splits an answer rendered by citation.Verify ("text [1]
+// [2] text [3]") into sentences by citation number.
+func citedSentences(answer string) map[int][]citedSentence {
+	out := map[int][]citedSentence{}
+	rest := answer
+	for {
+		loc := citedRun.FindStringIndex(rest)
+		if loc == nil {
+			return out
+		}
+		text := rest[:loc[0]]
+		if i := strings.LastIndex(text, "\n\n"); i >= 0 {
+			text = text[i+2:] // a lead paragraph ("The book covers this in …:") is no statement
+		}
+		st := citedSentence{text: strings.TrimSpace(text)}
+		for _, m := range regexp.MustCompile(`\d+`).FindAllString(rest[loc[0]:loc[1]], -1) {
+			n, _ := strconv.Atoi(m)
+			st.cites = append(st.cites, n)
+		}
+		for _, n := range st.cites {
+			out[n] = append(out[n], st)
+		}
+		rest = rest[loc[1]:]
+	}
+}
+
+// quoteAt checks a shown citation against its chunk independently of the
+// verifier: the offsets lie inside the text and the quote's first part is
+// what the text holds there (the quote's parts are joined with " … ").
+func quoteAt(text string, c citebook.Citation) bool {
+	if c.CharStart < 0 || c.CharEnd > len(text) || c.CharStart >= c.CharEnd {
+		return false
+	}
+	first := strings.SplitN(c.Quote, " … ", 2)[0]
+	return strings.HasPrefix(text[c.CharStart:], first)
 }
 
 // rankTrace turns the trace's candidates into the ranked list the metrics
@@ -548,7 +655,35 @@ type Summary struct {
 	// Signals are the ranking metrics of each retriever alone beside the
 	// fused ranking, from the same run (see Signals).
 	Signals map[string]SignalSummary `json:"signals"`
-	Setup   Setup                    `json:"setup"`
+
+	// Support metrics, over every citation shown: the quote supports the
+	// sentence citing it and, when the question has page gold, lies on a
+	// gold page (supported-citation precision); citations whose quote does
+	// not support their sentence; citations not in the context or not at
+	// their offsets (fabricated; must be 0).
+	SupportedCitationPrecision float64 `json:"supported_citation_precision"`
+	CitationsShown             int     `json:"citations_shown"`
+	UnsupportedCitationsShown  int     `json:"unsupported_citations_shown"`
+	FabricatedCitationsShown   int     `json:"fabricated_citations_shown"`
+	// StatementsDropped: answer sentences removed for lack of a verified,
+	// supporting citation; NotSupported: of those, sentences whose real
+	// quote did not support them.
+	StatementsDropped int `json:"statements_dropped"`
+	NotSupported      int `json:"statements_not_supported"`
+	// RefusalReasons counts refusals by the pipeline's reason code.
+	RefusalReasons map[string]int `json:"refusal_reasons"`
+	Guards         GuardCounts    `json:"guards"`
+	Setup          Setup          `json:"setup"`
+}
+
+// GuardCounts adds up how often each guardrail around the model fired.
+type GuardCounts struct {
+	ModelCalls         int `json:"model_calls"`
+	ConstrainedRetries int `json:"constrained_retries"`
+	FallbackExtractive int `json:"fallback_extractive"`
+	FallbackRefusal    int `json:"fallback_refusal"`
+	ExampleEchoes      int `json:"example_echoes"`
+	ModelErrors        int `json:"model_errors"`
 }
 
 // Summarize averages per-question results; questions that errored count
@@ -556,7 +691,8 @@ type Summary struct {
 func Summarize(rs []QuestionResult, setup Setup) Summary {
 	s := Summary{Questions: len(rs), RecallAtK: map[string]float64{}, PageRecallAtK: map[string]float64{},
 		RecallCurve: make([]float64, MaxK), LatencyMS: map[string]float64{}, HitAtK: map[string]float64{},
-		Setup: setup, Signals: summarizeSignals(rs)}
+		Setup: setup, Signals: summarizeSignals(rs), RefusalReasons: map[string]int{}}
+	supported := 0
 	var (
 		lat                                []float64
 		pageQ, citePageQ, precQ            int
@@ -572,6 +708,42 @@ func Summarize(rs []QuestionResult, setup Setup) Summary {
 		}
 		all++
 		lat = append(lat, r.LatencyMS)
+		s.StatementsDropped += r.StatementsDropped
+		s.NotSupported += r.NotSupported
+		g := r.Guards
+		s.Guards.ModelCalls += g.Attempts
+		if g.Retried {
+			s.Guards.ConstrainedRetries++
+		}
+		switch g.Fallback {
+		case "extractive":
+			s.Guards.FallbackExtractive++
+		case "refusal":
+			s.Guards.FallbackRefusal++
+		}
+		if g.ModelError != "" {
+			s.Guards.ModelErrors++
+		}
+		s.Guards.ExampleEchoes += g.ExampleEchoes
+		if r.Refused {
+			code := r.Answerability.Code
+			if code == "" {
+				code = "unknown"
+			}
+			s.RefusalReasons[code]++
+		}
+		for _, c := range r.Citations {
+			s.CitationsShown++
+			if c.Fabricated {
+				s.FabricatedCitationsShown++
+			}
+			if !c.SupportsSentence {
+				s.UnsupportedCitationsShown++
+			}
+			if c.SupportsSentence && !c.Fabricated && (len(r.GoldPages) == 0 || c.OnGoldPage) {
+				supported++
+			}
+		}
 		dupSum += r.Duplication
 		tokSum += float64(r.ContextTokens)
 		if !r.Answerable {
@@ -657,6 +829,7 @@ func Summarize(rs []QuestionResult, setup Setup) Summary {
 	s.LatencyMS["p95"] = Percentile(lat, 95)
 	s.ContextDuplication = ratio(dupSum, all)
 	s.TokensPerQuestion = ratio(tokSum, all)
+	s.SupportedCitationPrecision = ratio(float64(supported), s.CitationsShown)
 	return s
 }
 

@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/citebook/citebook"
@@ -80,6 +81,12 @@ func summaryRows(s Summary) []metricRow {
 		{"Latency P50 / P95 (ms)", fmt.Sprintf("%.0f / %.0f", s.LatencyMS["p50"], s.LatencyMS["p95"])},
 		{"Context duplication rate", f(s.ContextDuplication)},
 		{"Context tokens per question", fmt.Sprintf("%.0f", s.TokensPerQuestion)},
+		{"Supported-citation precision", f(s.SupportedCitationPrecision)},
+		{"Citations shown / unsupported / fabricated", fmt.Sprintf("%d / %d / %d", s.CitationsShown, s.UnsupportedCitationsShown, s.FabricatedCitationsShown)},
+		{"Answer sentences removed (unsupported quote)", fmt.Sprintf("%d (%d)", s.StatementsDropped, s.NotSupported)},
+		{"Refusals by reason", reasonList(s.RefusalReasons)},
+		{"Model calls / constrained retries / fallbacks (extractive, refusal) / example echoes", fmt.Sprintf("%d / %d / %d, %d / %d",
+			s.Guards.ModelCalls, s.Guards.ConstrainedRetries, s.Guards.FallbackExtractive, s.Guards.FallbackRefusal, s.Guards.ExampleEchoes)},
 	}
 	for _, sig := range Signals {
 		x, ok := s.Signals[sig.Name]
@@ -93,9 +100,31 @@ func summaryRows(s Summary) []metricRow {
 	return rows
 }
 
+// reasonList renders refusal counts by reason, most frequent first.
+func reasonList(m map[string]int) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if m[keys[i]] != m[keys[j]] {
+			return m[keys[i]] > m[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
 func setupLine(s Setup) string {
-	return fmt.Sprintf("dataset %s, scope %s, embedder %s, store %s, answerer %s, fusion %s, %s",
-		s.Dataset, s.Scope, s.Embedder, s.Store, s.Answerer, s.Fusion, s.Date)
+	return fmt.Sprintf("dataset %s, scope %s, embedder %s, store %s, answerer %s, fusion %s, relevance bar %.2f, answerability bar %.2f, %s",
+		s.Dataset, s.Scope, s.Embedder, s.Store, s.Answerer, s.Fusion, s.MinScore, s.AnswerCoverage, s.Date)
 }
 
 // outcome is a short verdict for the per-question tables.
@@ -104,15 +133,26 @@ func outcome(r *QuestionResult) string {
 	case r.Error != "":
 		return "error: " + r.Error
 	case !r.Answerable && r.Refused:
-		return "refused (correct)"
+		return "refused (correct): " + refusalWhy(r)
 	case !r.Answerable:
 		return "answered an unanswerable question"
 	case r.Refused:
-		return "refused an answerable question"
+		return "refused an answerable question: " + refusalWhy(r)
 	case r.ranked() && r.Hit == 0:
 		return "answered; nothing relevant in top 10"
 	}
 	return "answered"
+}
+
+// refusalWhy is the pipeline's reason for a refusal.
+func refusalWhy(r *QuestionResult) string {
+	if r.Answerability.Reason != "" {
+		return r.Answerability.Reason
+	}
+	if r.Answerability.Code != "" {
+		return r.Answerability.Code
+	}
+	return "no reason recorded"
 }
 
 func firstRelevantRank(r *QuestionResult) string {

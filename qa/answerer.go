@@ -30,6 +30,13 @@ type Draft struct {
 	Model        string
 	PromptTokens int
 	OutputTokens int
+	// Attempts is how many model calls it took; Retried marks a constrained
+	// retry after FirstError; ExampleEchoes counts statements dropped for
+	// repeating the prompt's example.
+	Attempts      int
+	Retried       bool
+	FirstError    string
+	ExampleEchoes int
 }
 
 // Answerer writes a draft answer from the context chunks alone. The LLM and
@@ -37,4 +44,11 @@ type Draft struct {
 // verification do not depend on which one is configured.
 type Answerer interface {
 	Answer(ctx context.Context, question string, context []ContextChunk) (Draft, error)
+}
+
+// WeightedAnswerer is an Answerer that can use the pipeline's weights of
+// the question's key terms (IDF over the scope searched) instead of
+// guessing them from the context; the extractive answerer is one.
+type WeightedAnswerer interface {
+	AnswerWeighted(ctx context.Context, question string, context []ContextChunk, weights map[string]float64) (Draft, error)
 }

@@ -2,6 +2,7 @@ package qa
 
 import (
 	"context"
+	"strings"
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/citation"
@@ -22,6 +23,7 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 	defer func() { tr.Retrieved = traceHits(fd.all) }()
 	if fd.empty() {
 		tr.NothingFound = true
+		tr.Answerability = Answerability{Code: CodeNothingRelevant, Reason: "no passage passed the relevance bar"}
 		ans.Refused = true
 		ans.Answer = p.opts.NothingMessage
 		emit(onDelta, ans.Answer)
@@ -58,25 +60,79 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 	}
 	sw.lap("assemble")
 
-	draft, err := p.deps.Answerer.Answer(ctx, tr.Question, chunks)
+	tr.Answerability = p.assess(ctx, tr.Question, fd.library, fd.filter, chunks)
+	sw.lap("assess")
+	if !tr.Answerability.Answerable && p.opts.AnswerCoverage > 0 {
+		ans.Refused = true
+		ans.Answer = citation.RefusalMessage
+		emit(onDelta, ans.Answer)
+		return ans, nil
+	}
+
+	draft, err := p.draft(ctx, p.deps.Answerer, tr, chunks)
+	tr.Guards.Attempts, tr.Guards.Retried, tr.Guards.FirstError = draft.Attempts, draft.Retried, draft.FirstError
+	tr.Guards.ExampleEchoes = draft.ExampleEchoes
 	if err != nil {
-		return nil, err
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		// A model that fails, or replies with no usable JSON even when
+		// constrained, must not reach the reader as an error or an answer:
+		// the extractive answer stands in, or the question is refused.
+		p.log.WarnContext(ctx, "answerer failed; falling back", "err", err)
+		tr.Guards.ModelError = citebook.ErrorMessage(err)
+		if p.deps.Fallback == nil {
+			tr.Guards.Fallback = "refusal"
+			tr.Answerability.Answerable = false
+			tr.Answerability.Code, tr.Answerability.Reason = CodeModelFailed, "the language model gave no usable answer"
+			ans.Refused, ans.Answer = true, citation.RefusalMessage
+			emit(onDelta, ans.Answer)
+			return ans, nil
+		}
+		tr.Guards.Fallback = "extractive"
+		if draft, err = p.draft(ctx, p.deps.Fallback, tr, chunks); err != nil {
+			return nil, err
+		}
 	}
 	tr.Model, tr.PromptTokens, tr.OutputTokens = draft.Model, draft.PromptTokens, draft.OutputTokens
 	sw.lap("answer")
 
 	known := p.readable(ctx, draft.Statements, inContext, fd.filter)
-	res := citation.Verify(draft.Statements, inContext, func(id string) bool { return known[id] }, titles)
-	tr.Statements, tr.Unsupported = res.Total, res.Unsupported
+	res := citation.VerifySupported(draft.Statements, inContext, func(id string) bool { return known[id] }, titles,
+		citation.SupportCheck{Content: p.contentTerms})
+	tr.Statements, tr.Unsupported, tr.NotSupported = res.Total, res.Unsupported, res.NotSupported
 	tr.Rejected = res.Rejected
 	ans.Answer, ans.Refused, ans.Citations = res.Answer, res.Refused, res.Citations
+	p.stillAnswers(&res, tr)
+	if res.Refused && res.Total > 0 && p.deps.Fallback != nil && tr.Guards.Fallback == "" {
+		// Nothing the model said survived verification: the extractive
+		// answer, verified by construction, stands in for it. Its own
+		// statements pass the same checks.
+		tr.Guards.Fallback = "extractive"
+		tr.Guards.ModelError = "no statement of the model's answer survived verification"
+		if fb, err := p.draft(ctx, p.deps.Fallback, tr, chunks); err == nil && len(fb.Statements) > 0 {
+			tr.Model = fb.Model
+			res = citation.VerifySupported(fb.Statements, inContext, nil, titles, citation.SupportCheck{Content: p.contentTerms})
+			tr.Answerability.Answerable, tr.Answerability.Code, tr.Answerability.Reason = true, CodeAnswered, ""
+			ans.Answer, ans.Refused, ans.Citations = res.Answer, res.Refused, res.Citations
+			p.stillAnswers(&res, tr)
+		}
+	}
+	if res.Refused {
+		ans.Answer, ans.Refused, ans.Citations = citation.RefusalMessage, true, []citebook.Citation{}
+	} else if lead := procedureLead(tr.Question, tr.Model, ans.Citations); lead != "" {
+		// Its own paragraph: it introduces the quoted statements and is
+		// not one of them.
+		ans.Answer = lead + "\n\n" + ans.Answer
+		res.Statements = append([]string{lead + "\n\n"}, res.Statements...)
+	}
 	citation.Place(ans.Citations, p.geometry(ctx, ans.Citations))
 	sw.lap("verify")
 
-	if len(res.Citations) > 0 {
-		ids := make([]string, 0, len(res.Citations))
+	if len(ans.Citations) > 0 {
+		ids := make([]string, 0, len(ans.Citations))
 		seen := map[string]bool{}
-		for _, c := range res.Citations {
+		for _, c := range ans.Citations {
 			if !seen[c.ChunkID] {
 				seen[c.ChunkID] = true
 				ids = append(ids, c.ChunkID)
@@ -90,7 +146,7 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 		emit(onDelta, ans.Answer)
 	} else {
 		for i, s := range res.Statements {
-			if i > 0 {
+			if i > 0 && !strings.HasSuffix(res.Statements[i-1], "\n") {
 				s = " " + s
 			}
 			emit(onDelta, s)
@@ -168,4 +224,13 @@ func (p *Pipeline) geometry(ctx context.Context, cits []citebook.Citation) map[s
 		return nil
 	}
 	return g
+}
+
+// draft runs an answerer, with the pipeline's key-term weights when it
+// takes them.
+func (p *Pipeline) draft(ctx context.Context, a Answerer, tr *Trace, chunks []ContextChunk) (Draft, error) {
+	if wa, ok := a.(WeightedAnswerer); ok && len(tr.Answerability.weights) > 0 {
+		return wa.AnswerWeighted(ctx, tr.Question, chunks, tr.Answerability.weights)
+	}
+	return a.Answer(ctx, tr.Question, chunks)
 }

@@ -3,7 +3,7 @@ package qa
 import (
 	"context"
 	"math"
-	"sort"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -11,16 +11,19 @@ import (
 	"github.com/citebook/citebook/analysis"
 )
 
-// Extractive answers without a model: it quotes the sentences of the
-// context that best cover the question's terms. Every statement is a
-// verbatim sentence citing its own chunk, so it always verifies; when no
-// sentence covers enough of the question it says nothing, and the pipeline
-// refuses.
+// Extractive answers without a model: it quotes one contiguous passage of
+// the context — up to three consecutive sentences of one chunk — that holds
+// the most of the question's IDF-weighted key terms. One passage reads as an
+// answer and cites one place in the book, where sentences picked from
+// several passages for their overlap read as a collage and point all over
+// it. Every statement is a verbatim sentence citing its own chunk, so it
+// always verifies; when no passage covers enough of the question it says
+// nothing, and the pipeline refuses.
 type Extractive struct {
 	terms       func(string) []string
 	maxSentence int
-	minCoverage float64 // IDF-weighted share of the question's terms a sentence must hold
-	minTerms    int     // distinct question terms a sentence must hold (fewer if the question has fewer)
+	minCoverage float64 // IDF-weighted share of the question's terms the passage must hold
+	minTerms    int     // distinct question terms it must hold (fewer if the question has fewer)
 }
 
 // NewExtractive segments with terms (analysis.Terms).
@@ -31,78 +34,153 @@ func NewExtractive(terms func(string) []string) *Extractive {
 // ExtractiveModel is the model name the extractive answerer reports.
 const ExtractiveModel = "extractive"
 
-type sentence struct {
-	text  string
-	chunk string
-	rank  int
-	terms map[string]bool
-	score float64
+// Answer weighs the question's terms by their rarity in the context itself;
+// the pipeline calls AnswerWeighted with weights from the whole scope.
+func (e *Extractive) Answer(ctx context.Context, question string, chunks []ContextChunk) (Draft, error) {
+	return e.AnswerWeighted(ctx, question, chunks, nil)
 }
 
-// Answer picks up to three sentences. A sentence's score is the IDF-weighted
-// share of the question's content terms it contains (weights from the
-// context itself, so words every passage shares count little and a question
-// term absent from all of them counts most), discounted by the rank of its
-// passage and, for long sentences, by length.
-func (e *Extractive) Answer(_ context.Context, question string, chunks []ContextChunk) (Draft, error) {
+type sentence struct {
+	text  string
+	terms map[string]bool
+}
+
+// AnswerWeighted quotes the best passage. weights maps key terms to their
+// weight (IDF over the scope); nil weighs the question's content terms by
+// their rarity among the context's sentences. A passage's score is its
+// weighted coverage, discounted by the rank of its chunk's passage and, past
+// 300 bytes, by length, so the shortest window that holds the answer wins.
+func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks []ContextChunk, weights map[string]float64) (Draft, error) {
 	d := Draft{Model: ExtractiveModel, Statements: []Statement{}}
-	q := analysis.ContentTerms(e.terms(question))
-	if len(q) == 0 {
-		return d, nil
+	type chunkSents struct {
+		c     ContextChunk
+		sents []sentence
 	}
-	var sents []*sentence
+	var all []chunkSents
+	nsent := 0
 	for _, c := range chunks {
+		cs := chunkSents{c: c}
 		for _, s := range Sentences(c.Chunk.Text) {
 			if utf8.RuneCountInString(s) < 12 || len(s) > 800 || leaderShare(s) > 0.2 || isCode(s) {
+				// A break in the passage: windows never span it.
+				cs.sents = append(cs.sents, sentence{})
 				continue
 			}
-			sents = append(sents, &sentence{text: s, chunk: c.Chunk.ID, rank: c.Rank, terms: analysis.TermSet(e.terms(s))})
+			cs.sents = append(cs.sents, sentence{text: s, terms: analysis.TermSet(e.terms(s))})
+			nsent++
 		}
+		all = append(all, cs)
 	}
-	if len(sents) == 0 {
+	if nsent == 0 {
 		return d, nil
 	}
-	weight := map[string]float64{}
+	given := weights != nil
+	if given {
+		// The pipeline's answerability check already found the context
+		// holds enough of the key terms; one rare term may then carry a
+		// passage ("炮身的容量有多大？" is answered by the sentence with 容量).
+	}
+	if weights == nil {
+		weights = map[string]float64{}
+		for _, t := range questionTerms(question, e.terms) {
+			df := 0
+			for _, cs := range all {
+				for _, s := range cs.sents {
+					if s.terms[t] {
+						df++
+					}
+				}
+			}
+			weights[t] = math.Log(1 + float64(nsent)/float64(df+1))
+		}
+	}
 	total := 0.0
-	for _, t := range q {
-		df := 0
-		for _, s := range sents {
-			if s.terms[t] {
-				df++
+	for _, w := range weights {
+		total += w
+	}
+	if total == 0 {
+		return d, nil
+	}
+	need := min(e.minTerms, len(weights))
+	if given {
+		need = min(1, len(weights))
+	}
+	quantity := asksQuantity.MatchString(question)
+	var (
+		best      float64
+		bestChunk *chunkSents
+		bestFrom  int
+		bestTo    int
+	)
+	for ci := range all {
+		cs := &all[ci]
+		for i := range cs.sents {
+			have := map[string]bool{}
+			size := 0
+			prevCov := 0.0
+			numeric := false
+			for j := i; j < min(len(cs.sents), i+e.maxSentence); j++ {
+				s := cs.sents[j]
+				if s.text == "" {
+					break
+				}
+				size += len(s.text)
+				numeric = numeric || hasQuantity(s.text)
+				for t := range s.terms {
+					if weights[t] > 0 {
+						have[t] = true
+					}
+				}
+				got := 0.0
+				for t := range have {
+					got += weights[t]
+				}
+				cov := got / total
+				if j > i && cov <= prevCov {
+					break // a sentence that adds nothing does not extend the passage
+				}
+				prevCov = cov
+				if cov < e.minCoverage || len(have) < need {
+					continue
+				}
+				score := cov / (1 + rankDiscount*float64(cs.c.Rank-1)) / math.Sqrt(max(1, float64(size)/300))
+				if quantity && numeric {
+					score *= quantityBoost
+				}
+				if score > best {
+					best, bestChunk, bestFrom, bestTo = score, cs, i, j
+				}
 			}
 		}
-		weight[t] = math.Log(1 + float64(len(sents))/float64(df+1))
-		total += weight[t]
 	}
-	need := min(e.minTerms, len(q))
-	for _, s := range sents {
-		got, n := 0.0, 0
-		for _, t := range q {
-			if s.terms[t] {
-				got += weight[t]
-				n++
-			}
-		}
-		cov := got / total
-		if cov < e.minCoverage || n < need {
-			continue
-		}
-		// Long runs (footnote blocks, flattened tables) hold many terms by
-		// sheer size; past 250 bytes a sentence pays for its length.
-		s.score = cov / (1 + 0.1*float64(s.rank-1)) / math.Sqrt(max(1, float64(len(s.text))/250))
+	if bestChunk == nil {
+		return d, nil
 	}
-	sort.SliceStable(sents, func(i, j int) bool { return sents[i].score > sents[j].score })
-	best := sents[0].score
-	for _, s := range sents {
-		if s.score <= 0 || s.score < 0.7*best || len(d.Statements) == e.maxSentence {
-			break
-		}
+	for _, s := range bestChunk.sents[bestFrom : bestTo+1] {
 		d.Statements = append(d.Statements, Statement{
-			Text:      strings.Join(strings.Fields(s.text), " "),
-			Citations: []Claim{{ChunkID: s.chunk, Quote: s.text}},
+			Text:      readable(s.text),
+			Citations: []Claim{{ChunkID: bestChunk.c.Chunk.ID, Quote: s.text}},
 		})
 	}
 	return d, nil
+}
+
+// readable turns a sentence into answer text: whitespace collapsed, and a
+// command typed at a prompt inside it (R's "> x <- 1" on its own line) set
+// in backticks without the prompt, so "read as > HousePrice <- …" does not
+// read as prose. The quote stays the verbatim sentence.
+func readable(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		for _, p := range []string{"> ", ">>> ", "$ ", "+ "} {
+			if strings.HasPrefix(t, p) && i > 0 {
+				lines[i] = "`" + strings.TrimSpace(strings.TrimPrefix(t, p)) + "`"
+				break
+			}
+		}
+	}
+	return strings.Join(strings.Fields(strings.Join(lines, "\n")), " ")
 }
 
 // Sentences splits text into sentences: after . ! ? followed by a space,
@@ -169,6 +247,9 @@ func continues(before, after string) bool {
 	}
 	last, _ := utf8.DecodeLastRuneInString(before)
 	first, _ := utf8.DecodeRuneInString(after)
+	if isCJKRune(last) && isCJKRune(first) {
+		return true // a page or column break inside a CJK sentence; CJK full stops end sentences
+	}
 	return unicode.IsLower(first) || last == ',' || (unicode.IsLower(last) && !unicode.IsUpper(first))
 }
 
@@ -182,3 +263,26 @@ func isCode(s string) bool {
 	}
 	return false
 }
+
+func isCJKRune(r rune) bool {
+	return r >= 0x1100 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+// rankDiscount is how much each step down the reranked context costs a
+// passage: retrieval already weighed the whole chunk against the question,
+// which a few sentences' term overlap cannot see.
+const rankDiscount = 0.1
+
+// asksQuantity matches questions whose answer is a number ("how many",
+// "how much", "几", "多少"): a passage stating a quantity is then the
+// likelier answer than one that only shares the question's words.
+var asksQuantity = regexp.MustCompile(`(?i)\bhow (many|much|long|large|big|often|far)\b|\bwhat (percentage|number|proportion)\b|几|多少|百分之`)
+
+// quantityBoost is the weight given to a passage stating a quantity when
+// the question asks for one.
+const quantityBoost = 1.5
+
+var quantityWord = regexp.MustCompile(`(?i)\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|hundred|thousand|million|billion|half|twice|double)\b|[一二三四五六七八九十百千万两]`)
+
+// hasQuantity reports a number in digits or words.
+func hasQuantity(s string) bool { return quantityWord.MatchString(s) }

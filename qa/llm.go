@@ -3,12 +3,14 @@ package qa
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/ollama"
@@ -25,6 +27,8 @@ type ModelConfig struct {
 	Model    string
 	Key      string // bearer key for OpenAI-compatible servers; may be empty
 	Client   *http.Client
+
+	responseFormat *openai.ResponseFormat // output schema, for the constrained retry
 }
 
 // OpenModel builds the langchaingo client for cfg.
@@ -44,6 +48,9 @@ func OpenModel(cfg ModelConfig) (llms.Model, error) {
 		}
 		if cfg.Client != nil {
 			opts = append(opts, openai.WithHTTPClient(cfg.Client))
+		}
+		if cfg.responseFormat != nil {
+			opts = append(opts, openai.WithResponseFormat(cfg.responseFormat))
 		}
 		m, err := openai.New(opts...)
 		if err != nil {
@@ -72,17 +79,38 @@ func OpenModel(cfg ModelConfig) (llms.Model, error) {
 	return nil, citebook.Errorf(citebook.EINVALID, "unknown model provider %q (want openai or ollama)", cfg.Provider)
 }
 
-// answerSystem is the answerer's instruction. The JSON shape lets citations
-// be checked mechanically; quotes must be verbatim because they are.
-const answerSystem = `You answer questions about books using ONLY the passages given to you.
-Reply with JSON only, no other text, in exactly this shape:
-{"statements":[{"text":"one sentence of the answer","citations":[{"chunk_id":"id of the passage","quote":"words copied exactly from that passage"}]}]}
-Rules:
-- Every statement cites at least one passage that supports it.
-- A quote is copied verbatim, character for character, from the passage whose chunk_id you give: one sentence or phrase, at most 40 words. Never paraphrase inside a quote.
-- Only use chunk_id values of the passages below.
-- If the passages do not answer the question, reply {"statements":[]}.
-- Write the statements in the language of the question.`
+// answerSystem is the answerer's instruction, short enough for a 0.5B
+// model to follow. The JSON shape lets citations be checked mechanically;
+// quotes must be verbatim because they are checked verbatim.
+const answerSystem = `You answer questions about a book using ONLY the passages given.
+Reply with one JSON object and nothing else, in this shape:
+{"statements":[{"text":"...","citations":[{"chunk_id":"...","quote":"..."}]}]}
+- text: one short sentence that answers the question, in the language of the question.
+- chunk_id: the chunk_id of the passage that says it.
+- quote: words copied exactly from that passage, one sentence of at most 40 words.
+- If the passages do not answer the question, reply {"statements":[]}.`
+
+// The few-shot example, as one user turn and the model's reply. Its text
+// must never reach a reader: exampleEcho drops a statement repeating it.
+const (
+	exampleChunkID = "example-7"
+	exampleText    = "Yes, it switches itself off when the water boils."
+	exampleUser    = `Passages:
+
+<passage chunk_id="` + exampleChunkID + `" book="Kettle manual" section="Use">
+The kettle switches itself off when the water boils. Descale it every month to keep it working.
+</passage>
+
+Question: Does the kettle turn off by itself?`
+	exampleReply = `{"statements":[{"text":"` + exampleText + `","citations":[{"chunk_id":"` + exampleChunkID + `","quote":"The kettle switches itself off when the water boils."}]}]}`
+	exampleNone  = `Passages:
+
+<passage chunk_id="example-8" book="Kettle manual" section="Care">
+Descale the kettle every month to keep it working.
+</passage>
+
+Question: What colour is the kettle?`
+)
 
 // FormatContext renders the context the way the answerer's prompt shows it;
 // each passage is tagged with its chunk ID so citations can name it.
@@ -110,16 +138,71 @@ type LLMAnswerer struct {
 	model     llms.Model
 	name      string
 	maxTokens int
+	// timeout bounds one model call: a small model on a loaded CPU can
+	// crawl (grammar-constrained sampling at under one token a second was
+	// seen), and the reader is better served by the fallback than by a
+	// wait of minutes.
+	timeout time.Duration
+	// constrained builds a model whose output is held to the statements
+	// JSON schema, with chunk_id limited to the context's IDs; nil when the
+	// provider cannot constrain output (the retry then asks for JSON mode).
+	constrained func(ids []string) (llms.Model, error)
 }
 
 // NewLLMAnswerer uses model, reporting name in traces.
 func NewLLMAnswerer(model llms.Model, name string) *LLMAnswerer {
-	return &LLMAnswerer{model: model, name: name, maxTokens: 1500}
+	return &LLMAnswerer{model: model, name: name, maxTokens: 500, timeout: 90 * time.Second}
 }
 
-// Answer asks the model for JSON statements and parses them leniently
-// (code fences, prose around the JSON, reasoning blocks). A reply that holds
-// no statements is a draft without statements, which the pipeline refuses.
+// Constrain lets the answerer retry a malformed reply with output held to
+// the answer's JSON schema (OpenAI-compatible servers: OpenAI, vLLM,
+// llama.cpp's llama-server, which turns the schema into a grammar).
+func (a *LLMAnswerer) Constrain(cfg ModelConfig) *LLMAnswerer {
+	if cfg.Provider != "openai" {
+		return a
+	}
+	a.constrained = func(ids []string) (llms.Model, error) {
+		c := cfg
+		c.responseFormat = statementsSchema(ids)
+		return OpenModel(c)
+	}
+	return a
+}
+
+// statementsSchema is the answer's JSON schema; chunk_id may only name a
+// passage of the context.
+func statementsSchema(ids []string) *openai.ResponseFormat {
+	enum := make([]any, len(ids))
+	for i, id := range ids {
+		enum[i] = id
+	}
+	str := func() *openai.ResponseFormatJSONSchemaProperty {
+		return &openai.ResponseFormatJSONSchemaProperty{Type: "string"}
+	}
+	claim := &openai.ResponseFormatJSONSchemaProperty{Type: "object", Required: []string{"chunk_id", "quote"},
+		Properties: map[string]*openai.ResponseFormatJSONSchemaProperty{
+			"chunk_id": {Type: "string", Enum: enum}, "quote": str()}}
+	st := &openai.ResponseFormatJSONSchemaProperty{Type: "object", Required: []string{"text", "citations"},
+		Properties: map[string]*openai.ResponseFormatJSONSchemaProperty{
+			"text": str(), "citations": {Type: "array", Items: claim}}}
+	return &openai.ResponseFormat{Type: "json_schema", JSONSchema: &openai.ResponseFormatJSONSchema{
+		Name: "answer", Strict: true,
+		Schema: &openai.ResponseFormatJSONSchemaProperty{Type: "object", Required: []string{"statements"},
+			Properties: map[string]*openai.ResponseFormatJSONSchemaProperty{"statements": {Type: "array", Items: st}}},
+	}}
+}
+
+// ErrMalformed marks a model reply that held no usable answer JSON even
+// after the constrained retry; the pipeline falls back instead of failing.
+var ErrMalformed = errors.New("the language model did not return the expected JSON")
+
+// Answer asks the model for JSON statements (JSON mode, one worked example)
+// and parses them leniently (code fences, prose around the JSON, reasoning
+// blocks). A malformed or empty reply (not a failed or timed-out call,
+// which a retry would only repeat) is retried once with output held to
+// the schema; if that fails too, the error wraps ErrMalformed and the
+// pipeline falls back. Statements repeating the prompt's example are
+// dropped here, whatever their citations.
 func (a *LLMAnswerer) Answer(ctx context.Context, question string, chunks []ContextChunk) (Draft, error) {
 	d := Draft{Model: a.name, Statements: []Statement{}}
 	if len(chunks) == 0 {
@@ -127,23 +210,87 @@ func (a *LLMAnswerer) Answer(ctx context.Context, question string, chunks []Cont
 	}
 	msgs := []llms.MessageContent{
 		llms.TextParts(llms.ChatMessageTypeSystem, answerSystem),
+		llms.TextParts(llms.ChatMessageTypeHuman, exampleUser),
+		llms.TextParts(llms.ChatMessageTypeAI, exampleReply),
+		llms.TextParts(llms.ChatMessageTypeHuman, exampleNone),
+		llms.TextParts(llms.ChatMessageTypeAI, `{"statements":[]}`),
 		llms.TextParts(llms.ChatMessageTypeHuman, "Passages:\n\n"+FormatContext(chunks)+"Question: "+question),
 	}
-	resp, err := a.model.GenerateContent(ctx, msgs, llms.WithTemperature(0), llms.WithMaxTokens(a.maxTokens))
-	if err != nil {
-		return d, citebook.Wrap(err, citebook.EUNAVAILABLE, "the language model failed")
+	sts, err := a.generate(ctx, a.model, msgs, &d, llms.WithJSONMode())
+	if errors.Is(err, ErrMalformed) && ctx.Err() == nil {
+		d.Retried = true
+		model := a.model
+		var opts []llms.CallOption
+		if a.constrained != nil {
+			ids := make([]string, len(chunks))
+			for i, c := range chunks {
+				ids[i] = c.Chunk.ID
+			}
+			if m, cerr := a.constrained(ids); cerr == nil {
+				model = m
+			} else {
+				opts = append(opts, llms.WithJSONMode())
+			}
+		} else {
+			opts = append(opts, llms.WithJSONMode())
+		}
+		d.FirstError = citebook.ErrorMessage(err)
+		sts, err = a.generate(ctx, model, msgs, &d, opts...)
 	}
-	if len(resp.Choices) == 0 {
-		return d, citebook.Errorf(citebook.EUNAVAILABLE, "the language model returned no answer")
+	if err != nil {
+		return d, err
+	}
+	d.Statements, d.ExampleEchoes = dropExample(sts)
+	return d, nil
+}
+
+// generate runs one model call and parses its reply.
+func (a *LLMAnswerer) generate(ctx context.Context, m llms.Model, msgs []llms.MessageContent, d *Draft, opts ...llms.CallOption) ([]Statement, error) {
+	d.Attempts++
+	opts = append(opts, llms.WithTemperature(0), llms.WithMaxTokens(a.maxTokens))
+	if a.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, a.timeout)
+		defer cancel()
+	}
+	resp, err := m.GenerateContent(ctx, msgs, opts...)
+	if err != nil {
+		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "the language model failed")
+	}
+	if len(resp.Choices) == 0 || strings.TrimSpace(resp.Choices[0].Content) == "" {
+		return nil, citebook.Wrap(ErrMalformed, citebook.EUNAVAILABLE, "the language model returned an empty reply")
 	}
 	ch := resp.Choices[0]
-	d.PromptTokens, d.OutputTokens = intInfo(ch.GenerationInfo, "PromptTokens"), intInfo(ch.GenerationInfo, "CompletionTokens")
+	d.PromptTokens += intInfo(ch.GenerationInfo, "PromptTokens")
+	d.OutputTokens += intInfo(ch.GenerationInfo, "CompletionTokens")
 	sts, err := ParseStatements(ch.Content)
 	if err != nil {
-		return d, citebook.Wrap(err, citebook.EUNAVAILABLE, "the language model did not return the expected JSON")
+		return nil, citebook.Wrap(ErrMalformed, citebook.EUNAVAILABLE, "the language model did not return the expected JSON")
 	}
-	d.Statements = sts
-	return d, nil
+	return sts, nil
+}
+
+// dropExample removes statements that repeat the prompt's worked example
+// (its text or its made-up chunk ID): a weak model copies the example when
+// it has nothing to say, and that text must never read as an answer.
+func dropExample(sts []Statement) ([]Statement, int) {
+	out := sts[:0:0]
+	n := 0
+	ex := strings.ToLower(strings.Trim(exampleText, ". "))
+	for _, st := range sts {
+		echo := strings.Contains(strings.ToLower(st.Text), ex) || strings.Contains(strings.ToLower(st.Text), "switches itself off")
+		for _, c := range st.Citations {
+			if strings.HasPrefix(c.ChunkID, "example-") {
+				echo = true
+			}
+		}
+		if echo {
+			n++
+			continue
+		}
+		out = append(out, st)
+	}
+	return out, n
 }
 
 func intInfo(info map[string]any, key string) int {

@@ -71,6 +71,9 @@ func scriptedServer(t *testing.T, fn script) (*httptest.Server, *atomic.Int32) {
 		}
 		var ps []scriptPassage
 		for _, m := range passageRe.FindAllStringSubmatch(prompt.String(), -1) {
+			if strings.HasPrefix(m[1], "example-") {
+				continue // the prompt's worked example
+			}
 			ps = append(ps, scriptPassage{ID: m[1], Text: m[2]})
 		}
 		question := ""
@@ -105,6 +108,17 @@ func reply(sts ...Statement) string {
 	}
 	raw, _ := json.Marshal(map[string]any{"statements": sts})
 	return "Sure, here is the answer:\n```json\n" + string(raw) + "\n```\n"
+}
+
+// sentenceWith returns the first sentence holding word, else the first
+// sentence of at least 40 bytes.
+func sentenceWith(text, word string) string {
+	for _, s := range Sentences(text) {
+		if strings.Contains(strings.ToLower(s), word) {
+			return s
+		}
+	}
+	return firstSentence(text)
 }
 
 // firstSentence returns the first sentence of at least 40 bytes.
@@ -146,10 +160,22 @@ func requireOnPage(t *testing.T, lib *library, rel string, c citebook.Citation) 
 func TestAskHonestModel(t *testing.T) {
 	lib := shared(t)
 	var quoted scriptPassage
+	var said string
 	ans, calls := llmAnswerer(t, func(ps []scriptPassage, _ string) string {
 		quoted = ps[0]
-		return reply(Statement{Text: "Objects have a mode and a length [1].",
-			Citations: []Claim{{ChunkID: ps[0].ID, Quote: firstSentence(ps[0].Text)}}})
+		for _, p := range ps {
+			if strings.Contains(p.Text, "mode(object)") {
+				quoted = p
+				break
+			}
+		}
+		// The statement restates its quote (support verification keeps
+		// only statements their quotes support), with the model's own
+		// marker, which verification renumbers.
+		q := sentenceWith(quoted.Text, "mode(object)")
+		said = strings.TrimSuffix(strings.Join(strings.Fields(q), " "), ".")
+		return reply(Statement{Text: said + " [1].",
+			Citations: []Claim{{ChunkID: quoted.ID, Quote: q}}})
 	})
 	p := lib.pipeline(t, ans, Options{})
 	var streamed strings.Builder
@@ -157,14 +183,14 @@ func TestAskHonestModel(t *testing.T) {
 		func(s string) { streamed.WriteString(s) })
 	require.NoError(t, err)
 	require.Equal(t, int32(1), calls.Load())
-	require.False(t, a.Refused, a.Answer)
+	require.False(t, a.Refused, "%s %+v", a.Answer, a.Trace.Answerability)
 	require.Len(t, a.Citations, 1)
 	c := a.Citations[0]
 	require.Equal(t, quoted.ID, c.ChunkID)
 	require.Equal(t, 1, c.N)
 	require.Equal(t, bookR, c.BookID)
 	require.Equal(t, lib.titleRIn, c.BookTitle)
-	require.Equal(t, "Objects have a mode and a length. [1]", a.Answer)
+	require.Equal(t, said+". [1]", a.Answer)
 	require.Equal(t, a.Answer, streamed.String())
 	requireOnPage(t, lib, "books/R-intro.pdf", c)
 	if c.Page >= 7 { // body pages: printed = physical − 6 (MANIFEST.md)
@@ -172,7 +198,7 @@ func TestAskHonestModel(t *testing.T) {
 	}
 
 	tr := a.Trace
-	require.Equal(t, quoted.ID, tr.Context[0])
+	require.Contains(t, tr.Context, quoted.ID)
 	require.NotEmpty(t, tr.Retrieved)
 	require.Equal(t, "openai/scripted", tr.Model)
 	require.Positive(t, tr.PromptTokens)
@@ -208,16 +234,18 @@ func TestAskQuoteAfterPageBreak(t *testing.T) {
 	ans, _ := llmAnswerer(t, func(ps []scriptPassage, _ string) string {
 		for _, p := range ps {
 			if p.ID == target.ID {
-				return reply(Statement{Text: "As the book says.", Citations: []Claim{{ChunkID: p.ID, Quote: quote}}})
+				return reply(Statement{Text: quote, Citations: []Claim{{ChunkID: p.ID, Quote: quote}}})
 			}
 		}
 		return reply()
 	})
-	p := lib.pipeline(t, ans, Options{})
+	// The question is the whole chunk, so no one sentence answers it: the
+	// answerability bar is off, this test is about pages.
+	p := lib.pipeline(t, ans, Options{AnswerCoverage: -1})
 	a, err := p.Ask(context.Background(), alice, Request{Question: target.Text}, nil)
 	require.NoError(t, err)
 	require.Contains(t, a.Trace.Context, target.ID)
-	require.False(t, a.Refused, a.Answer)
+	require.False(t, a.Refused, "%s %+v", a.Answer, a.Trace.Answerability)
 	require.Len(t, a.Citations, 1)
 	c := a.Citations[0]
 	require.Equal(t, target.Pages[1].Page, c.Page)
@@ -308,20 +336,28 @@ func TestAskLyingModel(t *testing.T) {
 
 func TestAskMixedModelKeepsOnlyVerified(t *testing.T) {
 	lib := shared(t)
+	var said string
 	ans, _ := llmAnswerer(t, func(ps []scriptPassage, _ string) string {
+		p, s := sentenceIn(ps, "length")
+		if s == "" {
+			p, s = ps[0], firstSentence(ps[0].Text)
+		}
+		said = s
 		return reply(
-			Statement{Text: "Supported.", Citations: []Claim{{ChunkID: ps[0].ID, Quote: firstSentence(ps[0].Text)}}},
-			Statement{Text: "Invented.", Citations: []Claim{{ChunkID: ps[0].ID, Quote: "this sentence appears in no book at all"}}},
+			Statement{Text: said, Citations: []Claim{{ChunkID: p.ID, Quote: said}}},
+			Statement{Text: "Invented.", Citations: []Claim{{ChunkID: p.ID, Quote: "this sentence appears in no book at all"}}},
 		)
 	})
 	a, err := lib.pipeline(t, ans, Options{}).Ask(context.Background(), alice,
 		Request{Question: "How do I change the length of an object?"}, nil)
 	require.NoError(t, err)
 	require.False(t, a.Refused)
-	require.Equal(t, "Supported. [1]", a.Answer)
+	require.Equal(t, strings.Join(strings.Fields(said), " ")+" [1]", a.Answer)
 	require.Len(t, a.Citations, 1)
 	require.Equal(t, 1, a.Trace.Unsupported)
-	require.Equal(t, []Rejected{{ChunkID: a.Trace.Context[0], Quote: "this sentence appears in no book at all", Reason: "quote_not_found"}}, a.Trace.Rejected)
+	require.Len(t, a.Trace.Rejected, 1)
+	require.Equal(t, Rejected{ChunkID: a.Trace.Rejected[0].ChunkID, Quote: "this sentence appears in no book at all", Reason: "quote_not_found"}, a.Trace.Rejected[0])
+	require.Contains(t, a.Trace.Context, a.Trace.Rejected[0].ChunkID)
 }
 
 func TestAskOffTopicIsRefused(t *testing.T) {
@@ -374,7 +410,7 @@ func TestExtractiveFinanceBench(t *testing.T) {
 	q := "What is the amount of the cash proceeds that JnJ realised from the separation of Kenvue (formerly Consumer Health business segment), as of August 30, 2023?"
 	a, err := p.Ask(context.Background(), analyst, Request{Question: q}, nil)
 	require.NoError(t, err)
-	require.False(t, a.Refused, a.Answer)
+	require.False(t, a.Refused, "%s %+v", a.Answer, a.Trace.Answerability)
 	require.NotEmpty(t, a.Citations)
 	var found bool
 	for _, c := range a.Citations {
@@ -412,7 +448,7 @@ func TestExtractiveChinese(t *testing.T) {
 	p := lib.pipeline(t, NewExtractive(analysis.Terms), Options{})
 	a, err := p.Ask(context.Background(), lin, Request{Question: "TeXworks 和 TeXstudio 等编辑器的编译功能是什么？"}, nil)
 	require.NoError(t, err)
-	require.False(t, a.Refused, a.Answer)
+	require.False(t, a.Refused, "%s %+v", a.Answer, a.Trace.Answerability)
 	require.NotEmpty(t, a.Citations)
 	for _, c := range a.Citations {
 		require.Equal(t, bookZH, c.BookID)

@@ -74,6 +74,9 @@ type Deps struct {
 	Library  Library
 	Access   Access
 	Answerer Answerer
+	// Fallback answers when Answerer fails or gives no usable reply (the
+	// extractive answerer behind a model); nil refuses instead.
+	Fallback Answerer
 	Planner  Planner
 	Reranker Reranker
 	Tokens   TokenCounter
@@ -82,7 +85,11 @@ type Deps struct {
 	Terms func(string) []string
 	// Books reads a book's chunks for its cover page, which book routing
 	// matches questions against besides titles; optional.
-	Books  BookChunks
+	Books BookChunks
+	// Stats gives document frequencies in scope for answerability; when
+	// nil and Lexical implements TermStats (lexical.Index does), Lexical is
+	// used.
+	Stats  TermStats
 	Logger *slog.Logger
 	// Geometry is optional: without it citations carry no boxes.
 	Geometry GeometrySource
@@ -90,22 +97,32 @@ type Deps struct {
 
 // Options tune retrieval; zero values take the defaults below.
 type Options struct {
-	K              int     // chunks (passages) in the context; default 5
-	MaxK           int     // upper bound on Request.K; default 20
-	OverFetch      int     // each retriever returns OverFetch×K candidates; default 4
-	Fusion         Fusion  // retriever weights; zero: DefaultFusion of the embedder's kind
-	Depth          int     // candidates each retriever returns for fusion, at least OverFetch×K; default 20 (deeper only pays with page pooling)
-	RouteBonus     float64 // fused score a routed book's chunks gain, times the book's share of the best book score; default 1
-	MinScore       float64 // vector cosine below which a chunk is dropped; default 0.2
-	StrongScore    float64 // vector cosine that keeps a chunk without shared terms; default 0.45
-	LexicalRank    int     // a chunk this high in the lexical ranking may survive a low cosine; default 3
-	LexicalCover   float64 // ... if it contains this share of the query's terms; default 0.6
-	Neighbours     int     // paragraphs added either side of a retrieved chunk; default 1
-	ContextTokens  int     // token budget of the context; default 3000
-	RerankPool     int     // passages reranked, as a multiple of K; default 3
-	SplitQueries   int     // most sub-queries asked of the planner; default 5
-	NothingMessage string  // the answer when nothing relevant is found
+	K             int     // chunks (passages) in the context; default 5
+	MaxK          int     // upper bound on Request.K; default 20
+	OverFetch     int     // each retriever returns OverFetch×K candidates; default 4
+	Fusion        Fusion  // retriever weights; zero: DefaultFusion of the embedder's kind
+	Depth         int     // candidates each retriever returns for fusion, at least OverFetch×K; default 20 (deeper only pays with page pooling)
+	RouteBonus    float64 // fused score a routed book's chunks gain, times the book's share of the best book score; default 1
+	MinScore      float64 // vector cosine below which a chunk is dropped; default 0.2
+	StrongScore   float64 // vector cosine that keeps a chunk without shared terms; default 0.45
+	LexicalRank   int     // a chunk this high in the lexical ranking may survive a low cosine; default 3
+	LexicalCover  float64 // ... if it contains this share of the query's terms; default 0.6
+	Neighbours    int     // paragraphs added either side of a retrieved chunk; default 1
+	ContextTokens int     // token budget of the context; default 3000
+	RerankPool    int     // passages reranked, as a multiple of K; default 3
+	SplitQueries  int     // most sub-queries asked of the planner; default 5
+	// AnswerCoverage is the IDF-weighted share of a question's key terms
+	// that the best evidence window must hold before anything is answered
+	// (see assess); default DefaultAnswerCoverage. A negative value turns
+	// the check off.
+	AnswerCoverage float64
+	NothingMessage string // the answer when nothing relevant is found
 }
+
+// DefaultAnswerCoverage is the answerability bar for the lexical evidence
+// check; it depends on the question and the books, not on the embedder,
+// which only decides what reaches the context.
+const DefaultAnswerCoverage = 0.21
 
 // DefaultNothingMessage is the answer when retrieval finds nothing relevant.
 const DefaultNothingMessage = "Nothing in the books you can read is relevant to this question."
@@ -137,6 +154,9 @@ func (o Options) withDefaults() Options {
 	if o.LexicalCover <= 0 {
 		o.LexicalCover = 0.6
 	}
+	if o.AnswerCoverage == 0 {
+		o.AnswerCoverage = DefaultAnswerCoverage
+	}
 	if o.NothingMessage == "" {
 		o.NothingMessage = DefaultNothingMessage
 	}
@@ -165,6 +185,11 @@ func NewPipeline(deps Deps, opts Options) (*Pipeline, error) {
 	if deps.Reranker == nil {
 		deps.Reranker = NewOverlapReranker(deps.Terms)
 	}
+	if deps.Stats == nil {
+		if s, ok := deps.Lexical.(TermStats); ok {
+			deps.Stats = s
+		}
+	}
 	if deps.Tokens == nil {
 		deps.Tokens = estimateTokens{}
 	}
@@ -174,6 +199,10 @@ func NewPipeline(deps Deps, opts Options) (*Pipeline, error) {
 	}
 	return &Pipeline{deps: deps, opts: opts, log: log}, nil
 }
+
+// Options returns the pipeline's options with defaults applied, so reports
+// can record the bars a run used.
+func (p *Pipeline) Options() Options { return p.opts }
 
 // Fusion reports the fusion weights in use, for reports that must say how
 // their figures were obtained.

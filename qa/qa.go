@@ -52,9 +52,27 @@ type Trace struct {
 	OutputTokens  int                `json:"output_tokens,omitempty"`
 	TimingsMS     map[string]float64 `json:"timings_ms"`
 	Rejected      []Rejected         `json:"rejected,omitempty"`
-	Statements    int                `json:"statements"`  // statements the answerer made
-	Unsupported   int                `json:"unsupported"` // statements dropped for lack of a verified citation
+	Statements    int                `json:"statements"`    // statements the answerer made
+	Unsupported   int                `json:"unsupported"`   // statements dropped for lack of a verified, supporting citation
+	NotSupported  int                `json:"not_supported"` // of those, statements whose real quotes did not support them
 	NothingFound  bool               `json:"nothing_relevant,omitempty"`
+	// Answerability is the decision to answer or refuse, with its reason.
+	Answerability Answerability `json:"answerability"`
+	// Guards records what the guardrails around the model did.
+	Guards Guards `json:"guards"`
+}
+
+// Guards records the guardrails that fired on one answer, so evaluation
+// can count them: model calls, the constrained retry after a malformed
+// reply, the fallback taken when the model gave nothing usable, and
+// statements dropped for repeating the prompt's example.
+type Guards struct {
+	Attempts      int    `json:"model_attempts,omitempty"`
+	Retried       bool   `json:"constrained_retry,omitempty"`
+	FirstError    string `json:"first_error,omitempty"`
+	ModelError    string `json:"model_error,omitempty"`
+	Fallback      string `json:"fallback,omitempty"` // extractive or refusal
+	ExampleEchoes int    `json:"example_echoes,omitempty"`
 }
 
 // TraceHit is one retrieved chunk with the scores that ranked it.

@@ -12,6 +12,7 @@ import (
 // query, best first.
 type found struct {
 	filter  citebook.Filter
+	library citebook.Filter // everything the principal may read, before narrowing to the request's books
 	queries []string
 	all     []*candidate
 	groups  [][]*candidate
@@ -29,12 +30,13 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 	if err != nil {
 		return nil, err
 	}
+	lib := f
 	f = acl.Narrow(f, req.BookIDs)
 	sw.lap("acl")
 	if err := p.checkEmbedding(ctx); err != nil {
 		return nil, err
 	}
-	fd := &found{filter: f}
+	fd := &found{filter: f, library: lib}
 	fd.queries = p.queries(ctx, req)
 	tr.SubQueries = fd.queries
 	sw.lap("plan")
@@ -64,6 +66,12 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 	sw.lap("embed")
 	n := max(p.opts.OverFetch*p.k(req), p.opts.Depth)
 	min := p.minScore(req)
+	small := false
+	if p.deps.Stats != nil {
+		if _, size, err := p.deps.Stats.DocFreq(ctx, nil, f); err == nil && size <= n {
+			small = true
+		}
+	}
 	for i, query := range fd.queries {
 		cands, err := p.search(ctx, sw, i, query, searched[i], vecs[i], f, n)
 		if err != nil {
@@ -78,7 +86,7 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 		}
 		fd.all = append(fd.all, cands...)
 		sw.lap("fuse")
-		kept, dropped := p.threshold(query, cands, min)
+		kept, dropped := p.threshold(query, cands, min, small)
 		for _, c := range dropped {
 			tr.Dropped = append(tr.Dropped, Dropped{ChunkID: c.chunk.ID, Reason: "below_threshold"})
 		}

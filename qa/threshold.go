@@ -11,14 +11,18 @@ import "github.com/citebook/citebook/analysis"
 //     question, or
 //   - the keyword side ranked it near the top of the whole scope (not only
 //     of the books routing searched first) and it holds most of the query's
-//     terms (exact names and numbers that embeddings blur).
+//     terms (exact names and numbers that embeddings blur), or
+//   - the scope is small (every chunk of it was a candidate: one article)
+//     and the keyword side ranked it near the top with as many shared terms
+//     as a moderate cosine needs: with a handful of chunks, cosine ranks
+//     nothing and the answerability check decides.
 //
 // The strong bar never sits less than strongMargin above the minimum, so
 // raising the minimum for a model whose cosines crowd together (e5 scores an
 // off-topic question 0.74 against any filing) raises both bars.
 //
 // It returns what survives and what was dropped.
-func (p *Pipeline) threshold(query string, cands []*candidate, min float64) (kept, dropped []*candidate) {
+func (p *Pipeline) threshold(query string, cands []*candidate, min float64, small bool) (kept, dropped []*candidate) {
 	strong := max(p.opts.StrongScore, min+strongMargin)
 	qterms := analysis.ContentTerms(p.deps.Terms(query))
 	need := needTerms(len(qterms))
@@ -44,6 +48,8 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64) (kep
 		case c.vecRank > 0 && c.vecScore >= min && matched(qterms, terms()) >= need:
 			kept = append(kept, c)
 		case c.seenLex > 0 && c.seenLex <= p.opts.LexicalRank && coverage(qterms, terms()) >= p.opts.LexicalCover:
+			kept = append(kept, c)
+		case small && c.lexRank > 0 && c.lexRank <= p.opts.LexicalRank && matched(qterms, terms()) >= need:
 			kept = append(kept, c)
 		default:
 			dropped = append(dropped, c)

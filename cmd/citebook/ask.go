@@ -31,6 +31,7 @@ type answerOptions struct {
 	RerankKey   string // from CITEBOOK_RERANK_KEY only
 	MinScore    float64
 	K           int
+	Coverage    float64 // answerability bar; 0 means the default, negative turns it off
 }
 
 // addAnswerFlags registers the answering flags with environment defaults.
@@ -50,6 +51,7 @@ func addAnswerFlags(fs *pflag.FlagSet) *answerOptions {
 	fs.StringVar(&o.RerankModel, "rerank-model", o.RerankModel, "rerank model name")
 	fs.Float64Var(&o.MinScore, "min-score", 0, "vector cosine below which chunks are dropped (default 0.2)")
 	fs.IntVar(&o.K, "k", 0, "passages in the context (default 5)")
+	fs.Float64Var(&o.Coverage, "answer-coverage", 0, "IDF-weighted share of the question's key terms the best evidence must hold to answer (default 0.21; negative: never refuse for coverage)")
 	return o
 }
 
@@ -115,11 +117,13 @@ func newPipeline(a *app, o answerOptions) (*qa.Pipeline, error) {
 	case "", "none":
 		deps.Answerer = qa.NewExtractive(analysis.Terms)
 	case "openai", "ollama":
-		m, err := qa.OpenModel(qa.ModelConfig{Provider: o.LLM, URL: o.LLMURL, Model: o.LLMModel, Key: o.LLMKey})
+		cfg := qa.ModelConfig{Provider: o.LLM, URL: o.LLMURL, Model: o.LLMModel, Key: o.LLMKey}
+		m, err := qa.OpenModel(cfg)
 		if err != nil {
 			return nil, err
 		}
-		deps.Answerer = qa.NewLLMAnswerer(m, o.answerer())
+		deps.Answerer = qa.NewLLMAnswerer(m, o.answerer()).Constrain(cfg)
+		deps.Fallback = qa.NewExtractive(analysis.Terms)
 		deps.Planner = qa.NewLLMPlanner(m)
 	default:
 		return nil, citebook.Errorf(citebook.EINVALID, "unknown --llm %q (none, openai or ollama)", o.LLM)
@@ -127,7 +131,7 @@ func newPipeline(a *app, o answerOptions) (*qa.Pipeline, error) {
 	if o.RerankURL != "" {
 		deps.Reranker = qa.NewHTTPReranker(o.RerankURL, o.RerankModel, o.RerankKey, nil)
 	}
-	opts := qa.Options{MinScore: o.MinScore, K: o.K}
+	opts := qa.Options{MinScore: o.MinScore, K: o.K, AnswerCoverage: o.Coverage}
 	return qa.NewPipeline(deps, opts)
 }
 

@@ -108,7 +108,8 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 		Terms:  analysis.Terms,
 		Logger: a.Log,
 		Setup: eval.Setup{Embedder: a.Embed.Version().String(), Store: f.app.Store, Answerer: f.answer.answerer(),
-			Fusion: fmt.Sprintf("%+v", p.Fusion())},
+			Fusion:   fmt.Sprintf("%+v", p.Fusion()),
+			MinScore: p.Options().MinScore, AnswerCoverage: p.Options().AnswerCoverage},
 		Progress: func(done, total int) {
 			if done == total || done%25 == 0 {
 				fmt.Fprintf(errw, "eval: %d/%d questions\n", done, total)

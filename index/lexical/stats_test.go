@@ -1,0 +1,43 @@
+package lexical
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/citebook/citebook"
+)
+
+// DocFreq counts only the chunks the filter admits: another tenant's book,
+// a book outside the scope, a retired chunk and a denied chapter do not
+// count, so answerability weighs terms over exactly what is searched.
+func TestDocFreqInsideFilter(t *testing.T) {
+	ctx := context.Background()
+	x := open(t, t.TempDir())
+	defer x.Close()
+	require.NoError(t, x.Upsert(ctx, []citebook.Chunk{
+		{ID: "1", Tenant: "t", BookID: "b", Version: 1, ParentID: "p1", Text: "the whale sails"},
+		{ID: "2", Tenant: "t", BookID: "b", Version: 1, ParentID: "p1", Text: "the whale dives"},
+		{ID: "3", Tenant: "t", BookID: "b", Version: 1, ParentID: "p2", Text: "whale oil lamps"},
+		{ID: "4", Tenant: "t", BookID: "c", Version: 1, ParentID: "p3", Text: "whale of another book"},
+		{ID: "5", Tenant: "u", BookID: "b", Version: 1, ParentID: "p4", Text: "whale of another tenant"},
+	}))
+	require.NoError(t, x.Retire(ctx, "b", []string{"2"}, 2))
+	f := citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "b", Version: 2}}}
+	df, n, err := x.DocFreq(ctx, []string{"whale", "sail", "dive", "oil", "cuda"}, f)
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+	require.Equal(t, []int{2, 1, 0, 1, 0}, df)
+
+	f.DenyParents = []string{"p2"}
+	df, n, err = x.DocFreq(ctx, []string{"whale", "oil"}, f)
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	require.Equal(t, []int{1, 0}, df)
+
+	df, n, err = x.DocFreq(ctx, []string{"whale"}, citebook.Filter{Tenant: "t"})
+	require.NoError(t, err)
+	require.Zero(t, n)
+	require.Equal(t, []int{0}, df)
+}

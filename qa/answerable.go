@@ -1,0 +1,452 @@
+package qa
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/analysis"
+)
+
+// TermStats reports how many chunks in scope contain each term
+// (lexical.Index.DocFreq). Answerability weighs a question's terms by their
+// rarity in the books actually searched: a term every page holds says
+// little, a term no page holds says the books do not cover the question.
+type TermStats interface {
+	DocFreq(ctx context.Context, terms []string, f citebook.Filter) (df []int, n int, err error)
+}
+
+// Answerability is the pipeline's decision whether the context answers the
+// question, and why; it is part of the trace so a refusal can be explained
+// ("the book never mentions CUDA", "best passage covers 1 of 4 key terms").
+type Answerability struct {
+	Answerable bool     `json:"answerable"`
+	Code       string   `json:"code"`             // answered, never_mentioned, low_coverage, nothing_relevant, unsupported, no_answer
+	Reason     string   `json:"reason,omitempty"` // a sentence for people
+	KeyTerms   []string `json:"key_terms,omitempty"`
+	Missing    []string `json:"missing,omitempty"`  // key names, numbers or identifiers no chunk in scope contains
+	Covered    []string `json:"covered,omitempty"`  // key terms the best evidence holds
+	Coverage   float64  `json:"coverage"`           // IDF-weighted share of the key terms the best evidence holds
+	Bar        float64  `json:"bar"`                // the coverage needed
+	Evidence   string   `json:"evidence,omitempty"` // chunk ID of the best evidence
+
+	weights map[string]float64 // key term → weight, for the answerer
+}
+
+// Refusal codes, stable for evaluators.
+const (
+	CodeAnswered        = "answered"
+	CodeNeverMentioned  = "never_mentioned"
+	CodeLowCoverage     = "low_coverage"
+	CodeNothingRelevant = "nothing_relevant"
+	CodeUnsupported     = "unsupported"
+	CodeNoAnswer        = "no_answer"
+	CodeModelFailed     = "model_failed"
+)
+
+// termKind tells plain words from the terms a book must contain verbatim
+// to be about the question: names, numbers and code identifiers.
+type termKind int
+
+const (
+	kindWord termKind = iota
+	kindName
+	kindNumber
+)
+
+// keyTerm is one salient term of a question.
+type keyTerm struct {
+	text   string
+	kind   termKind
+	df     int
+	weight float64
+}
+
+// questionFillers are words that frame a question rather than name its
+// topic ("what is the recommended way to …"); like stopwords they are
+// dropped before the key terms are weighed.
+func isFiller(t string) bool {
+	switch t {
+	case "way", "use", "using", "used", "get", "want", "need", "make", "possible",
+		"instead", "still", "many", "much", "kind", "thing", "something", "anything", "everything",
+		"happen", "happens", "actually", "really", "know", "like", "one", "two", "go", "see", "let", "say",
+		"answer", "response", "question", "round", "decimal", "unit", "units", "usd", "eur", "percent", "percents",
+		"percentage", "million", "millions", "billion", "billions", "thousand", "thousands",
+		"怎么", "怎样", "什么", "为什", "如何", "哪些", "哪个", "是否", "可以", "能否", "一下", "有没", "没有":
+		return true
+	}
+	return false
+}
+
+// surface matches the tokens of a question as typed, to classify them
+// before segmentation lower-cases them.
+var surface = regexp.MustCompile(`[\p{L}\p{N}_][\p{L}\p{N}_.:+#\-/\\]*`)
+
+// classify marks the terms of the question's names, numbers and code
+// identifiers: a digit run; a word with an inner capital (WireGuard), all
+// capitals (UEFI), a capital not at a sentence start (Kubernetes), an
+// underscore, "::" or an inner dot (t.test); any Latin word in a question
+// written in CJK. Sentence-initial capitals and one- or two-letter tokens
+// ("Ax = b") are left as words.
+func classify(question string, terms func(string) []string) map[string]termKind {
+	out := map[string]termKind{}
+	cjk := hasCJK(question)
+	locs := surface.FindAllStringIndex(question, -1)
+	for _, loc := range locs {
+		tok := question[loc[0]:loc[1]]
+		tok = strings.TrimRight(tok, ".:-/")
+		if tok == "" || hasCJK(tok) {
+			continue
+		}
+		start := loc[0] == 0 || sentenceStart(question[:loc[0]])
+		kind := kindWord
+		letters, digits, upper, innerUpper := 0, 0, 0, false
+		for i, r := range tok {
+			switch {
+			case unicode.IsDigit(r):
+				digits++
+			case unicode.IsLetter(r):
+				letters++
+				if unicode.IsUpper(r) {
+					upper++
+					if i > 0 {
+						innerUpper = true
+					}
+				}
+			}
+		}
+		switch {
+		case digits > 0 && letters == 0:
+			kind = kindNumber
+		case digits > 0 && letters > 0 && !strings.ContainsAny(tok, "_\\:."):
+			// FY2018, Q2, 10-K: the letters are a label books spell many
+			// ways ("fiscal 2018"); the digits are the number to find.
+			for _, d := range digitRuns.FindAllString(tok, -1) {
+				if len(d) >= 2 {
+					out[d] = kindNumber
+				}
+			}
+			continue
+		case utf8.RuneCountInString(tok) <= 2:
+		case strings.ContainsAny(tok, "_\\") || strings.Contains(tok, "::") || strings.Contains(strings.Trim(tok, "."), "."):
+			kind = kindName
+		case upper == letters && letters > 1:
+			// An acronym (CPU, DPO, USD) is often spelled out in the book
+			// instead: it weighs as a word, its absence proves nothing.
+		case innerUpper:
+			kind = kindName
+		case upper > 0 && !start:
+			kind = kindName
+		case cjk && letters > 2:
+			kind = kindName
+		case digits > 0:
+			kind = kindName
+		}
+		if kind == kindWord {
+			continue
+		}
+		for _, t := range terms(tok) {
+			t = strings.ToLower(t)
+			if kind == kindName && isAllDigits(t) {
+				out[t] = kindNumber
+				continue
+			}
+			if len(t) <= 2 && kind == kindName {
+				continue
+			}
+			if _, ok := out[t]; !ok || kind == kindNumber {
+				out[t] = kind
+			}
+		}
+	}
+	return out
+}
+
+var digitRuns = regexp.MustCompile(`\d+`)
+
+// sentenceStart reports whether text before a token ends a sentence (or is
+// only space), so a capital there is grammar, not a name.
+func sentenceStart(before string) bool {
+	before = strings.TrimRight(before, " \t\n\"'“‘(")
+	if before == "" {
+		return true
+	}
+	r, _ := utf8.DecodeLastRuneInString(before)
+	return strings.ContainsRune(".!?:。！？：", r)
+}
+
+// isMixed reports a term of letters and digits (fy2018).
+func isMixed(t string) bool {
+	return strings.IndexFunc(t, unicode.IsDigit) >= 0 && strings.IndexFunc(t, unicode.IsLetter) >= 0
+}
+
+func isAllDigits(s string) bool {
+	for _, r := range s {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+func hasCJK(s string) bool {
+	for _, r := range s {
+		if r >= 0x1100 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
+			return true
+		}
+	}
+	return false
+}
+
+// isCJKTerm reports a term made of CJK characters only.
+func isCJKTerm(t string) bool {
+	for _, r := range t {
+		if !unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) {
+			return false
+		}
+	}
+	return t != ""
+}
+
+// questionTerms lists a question's key term candidates: content terms that
+// are not question fillers. In CJK text the segmenter yields every
+// character and every pair; single characters are too ambiguous to weigh,
+// so pairs stand for the words.
+func questionTerms(question string, terms func(string) []string) []string {
+	var out, functional []string
+	for _, t := range analysis.ContentTerms(terms(question)) {
+		if isFiller(t) {
+			continue
+		}
+		if isCJKTerm(t) && utf8.RuneCountInString(t) == 1 {
+			continue
+		}
+		if isCJKTerm(t) && hasFunctionChar(t) {
+			functional = append(functional, t)
+			continue
+		}
+		out = append(out, t)
+	}
+	if len(out) == 0 {
+		// A short question such as "什么是“乡里制”？" has only pairs with
+		// a grammatical character; they are then all there is to weigh.
+		return functional
+	}
+	return out
+}
+
+// hasFunctionChar reports a CJK pair holding a grammatical character (的,
+// 了, 么, 这, …). Segmenting by pairs makes "样的" or "么我" out of every
+// phrase; pairs with such a character are rarely words of the topic.
+func hasFunctionChar(t string) bool {
+	for _, r := range t {
+		if strings.ContainsRune("的了是在和有我你他她它这那哪样么什怎为吗呢吧啊把被给都也就还又一个些能会要可以让时后前上下中里得地着过很最多少几每各该应如何请问", r) {
+			return true
+		}
+	}
+	return false
+}
+
+// keyTerms weighs the question's terms by IDF over the library the
+// principal may read (lib; a single short article gives no usable
+// statistics) and counts their chunks in the scope searched (f). A name,
+// number or identifier no chunk in scope holds is the strongest sign that
+// the books do not cover the question.
+func (p *Pipeline) keyTerms(ctx context.Context, question string, lib, f citebook.Filter) ([]keyTerm, int) {
+	cands := questionTerms(question, p.deps.Terms)
+	kinds := classify(question, p.deps.Terms)
+	have := map[string]bool{}
+	for _, t := range cands {
+		have[t] = true
+	}
+	var extra []string
+	for t, k := range kinds {
+		if k == kindNumber && !have[t] {
+			extra = append(extra, t) // the digits of FY2018
+		}
+	}
+	sort.Strings(extra)
+	cands = append(cands, extra...)
+	if len(cands) == 0 {
+		return nil, 0
+	}
+	df := make([]int, len(cands))
+	n := 0
+	if p.deps.Stats != nil {
+		libDF, libN, err := p.deps.Stats.DocFreq(ctx, cands, lib)
+		if err == nil {
+			df, n, err = p.deps.Stats.DocFreq(ctx, cands, f)
+		}
+		if err != nil {
+			p.log.WarnContext(ctx, "term statistics unavailable; weighing terms equally", "err", err)
+			df, n = make([]int, len(cands)), 0
+		}
+		// Weights come from the scope searched when it is big enough to
+		// have statistics (a book), else from the whole library.
+		wdf, wn := df, n
+		if n < minStatsChunks {
+			wdf, wn = libDF, libN
+		}
+		out := make([]keyTerm, 0, len(cands))
+		for i, t := range cands {
+			if df[i] == 0 && isMixed(t) {
+				continue // "fy2018" absent: its digits are weighed on their own
+			}
+			w := 1.0
+			if wn > 0 {
+				w = idf(wdf[i], wn)
+			}
+			out = append(out, keyTerm{text: t, kind: kinds[t], df: df[i], weight: w})
+		}
+		return out, n
+	}
+	out := make([]keyTerm, 0, len(cands))
+	for _, t := range cands {
+		out = append(out, keyTerm{text: t, kind: kinds[t], weight: 1})
+	}
+	return out, n
+}
+
+// minStatsChunks is the smallest scope whose own document frequencies
+// weigh terms; a news article of three chunks makes every term look common.
+const minStatsChunks = 50
+
+// idf is a smoothed inverse document frequency, never below a small floor
+// so a term in every chunk still counts a little.
+func idf(df, n int) float64 {
+	return max(0.1, math.Log((float64(n)+1)/(float64(df)+0.5)))
+}
+
+// window is a run of consecutive sentences of one chunk: the unit of
+// evidence, small enough that terms found in it belong together.
+type window struct {
+	chunk citebook.Chunk
+	rank  int
+	first int // index of the first sentence in the chunk
+	text  string
+	terms map[string]bool
+}
+
+// windows cuts the context into runs of up to span sentences.
+func windows(chunks []ContextChunk, terms func(string) []string, span int) []window {
+	var out []window
+	for _, c := range chunks {
+		sents := Sentences(c.Chunk.Text)
+		sets := make([]map[string]bool, len(sents))
+		for i, s := range sents {
+			sets[i] = analysis.TermSet(terms(s))
+		}
+		for i := range sents {
+			w := window{chunk: c.Chunk, rank: c.Rank, first: i, terms: map[string]bool{}}
+			var parts []string
+			for j := i; j < min(len(sents), i+span); j++ {
+				parts = append(parts, sents[j])
+				for t := range sets[j] {
+					w.terms[t] = true
+				}
+			}
+			w.text = strings.Join(parts, " ")
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// coverageOf is the weighted share of key terms in a term set.
+func coverageOf(keys []keyTerm, have map[string]bool) (float64, []string) {
+	total, got := 0.0, 0.0
+	var covered []string
+	for _, k := range keys {
+		total += k.weight
+		if have[k.text] {
+			got += k.weight
+			covered = append(covered, k.text)
+		}
+	}
+	if total == 0 {
+		return 0, nil
+	}
+	return got / total, covered
+}
+
+// assess decides whether the context can answer the question. It refuses
+// when a key name, number or identifier occurs nowhere in scope, or when no
+// evidence window (up to three consecutive sentences) holds enough of the
+// IDF-weighted key terms.
+func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.Filter, chunks []ContextChunk) Answerability {
+	a := Answerability{Bar: p.opts.AnswerCoverage}
+	keys, n := p.keyTerms(ctx, question, lib, f)
+	a.weights = make(map[string]float64, len(keys))
+	for _, k := range keys {
+		a.weights[k.text] = k.weight
+		a.KeyTerms = append(a.KeyTerms, k.text)
+		if n > 0 && k.df == 0 && k.kind != kindWord {
+			a.Missing = append(a.Missing, k.text)
+		}
+	}
+	if len(a.Missing) > 0 {
+		a.Code = CodeNeverMentioned
+		a.Reason = fmt.Sprintf("the %s never mention%s %s", scopeNoun(f), plural(f), quoteList(a.Missing))
+		return a
+	}
+	if len(keys) == 0 {
+		// Nothing to weigh (a question of stopwords): leave it to the
+		// answerer and support verification.
+		a.Answerable, a.Code = true, CodeAnswered
+		return a
+	}
+	best := -1.0
+	for _, w := range windows(chunks, p.deps.Terms, 3) {
+		cov, covered := coverageOf(keys, w.terms)
+		if cov > best {
+			best, a.Covered, a.Evidence = cov, covered, w.chunk.ID
+		}
+	}
+	a.Coverage = max(best, 0)
+	if a.Coverage < a.Bar {
+		a.Code = CodeLowCoverage
+		a.Reason = fmt.Sprintf("the best passage covers %d of %d key terms (%s)", len(a.Covered), len(keys), strings.Join(topTerms(keys, 6), ", "))
+		return a
+	}
+	a.Answerable, a.Code = true, CodeAnswered
+	return a
+}
+
+func scopeNoun(f citebook.Filter) string {
+	if len(f.Books) == 1 {
+		return "book"
+	}
+	return "books"
+}
+
+func plural(f citebook.Filter) string {
+	if len(f.Books) == 1 {
+		return "s"
+	}
+	return ""
+}
+
+func quoteList(ts []string) string {
+	q := make([]string, len(ts))
+	for i, t := range ts {
+		q[i] = "“" + t + "”"
+	}
+	return strings.Join(q, ", ")
+}
+
+// topTerms names the heaviest key terms, for a refusal's reason.
+func topTerms(keys []keyTerm, n int) []string {
+	ks := append([]keyTerm(nil), keys...)
+	sort.SliceStable(ks, func(i, j int) bool { return ks[i].weight > ks[j].weight })
+	var out []string
+	for _, k := range ks[:min(n, len(ks))] {
+		out = append(out, k.text)
+	}
+	return out
+}

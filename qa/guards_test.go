@@ -1,0 +1,293 @@
+package qa
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/citebook/citebook/analysis"
+	"github.com/citebook/citebook/citation"
+)
+
+// Each guard between a model (or the extractive answerer) and the reader,
+// run against the real R-intro and lshort-zh-cn indexes with scripted
+// models: no model server is needed.
+
+// sentenceIn finds, among the passages the model was shown, a sentence
+// holding every word, and the passage it is in.
+func sentenceIn(ps []scriptPassage, words ...string) (scriptPassage, string) {
+	for _, p := range ps {
+		for _, s := range Sentences(p.Text) {
+			l := strings.ToLower(s)
+			ok := true
+			for _, w := range words {
+				ok = ok && strings.Contains(l, w)
+			}
+			if ok {
+				return p, s
+			}
+		}
+	}
+	return scriptPassage{}, ""
+}
+
+// TestGuardUnsupportedRealQuote is the lying model that cites a real
+// passage it was shown, with a quote copied exactly from it, for a claim
+// the quote does not make. Existence checks pass; support must not.
+func TestGuardUnsupportedRealQuote(t *testing.T) {
+	lib := shared(t)
+	var quote string
+	ans, _ := llmAnswerer(t, func(ps []scriptPassage, _ string) string {
+		p, s := sentenceIn(ps, "mode(object)")
+		quote = s
+		return reply(Statement{Text: "Objects in R are immutable and garbage-collected by the Python interpreter.",
+			Citations: []Claim{{ChunkID: p.ID, Quote: s}}})
+	})
+	a, err := lib.pipeline(t, ans, Options{}).Ask(context.Background(), alice,
+		Request{Question: "What are the intrinsic attributes mode and length of an object?"}, nil)
+	require.NoError(t, err)
+	require.NotEmpty(t, quote, "the context holds the sentence the liar quotes")
+	require.True(t, a.Refused, a.Answer)
+	require.Equal(t, citation.RefusalMessage, a.Answer)
+	require.Empty(t, a.Citations)
+	require.Equal(t, 1, a.Trace.NotSupported)
+	require.Len(t, a.Trace.Rejected, 1)
+	require.Equal(t, citation.Unsupported, a.Trace.Rejected[0].Reason)
+	require.Equal(t, CodeUnsupported, a.Trace.Answerability.Code)
+	require.NotContains(t, allStrings(t, a.Citations), "immutable")
+	require.NotContains(t, a.Answer, "Python")
+}
+
+// TestGuardNumberNotInQuote: a statement whose number appears in no quote
+// is dropped even though the quote is real and on topic; the supported
+// statement next to it stays.
+func TestGuardNumberNotInQuote(t *testing.T) {
+	lib := shared(t)
+	var honest string
+	ans, _ := llmAnswerer(t, func(ps []scriptPassage, _ string) string {
+		p, s := sentenceIn(ps, "mode(object)")
+		honest = s
+		return reply(
+			Statement{Text: "The functions mode(object) and length(object) give the mode and length of 512 structures.",
+				Citations: []Claim{{ChunkID: p.ID, Quote: s}}},
+			Statement{Text: s, Citations: []Claim{{ChunkID: p.ID, Quote: s}}},
+		)
+	})
+	a, err := lib.pipeline(t, ans, Options{}).Ask(context.Background(), alice,
+		Request{Question: "What are the intrinsic attributes mode and length of an object?"}, nil)
+	require.NoError(t, err)
+	require.False(t, a.Refused, "%s %+v", a.Answer, a.Trace.Answerability)
+	require.NotContains(t, a.Answer, "512")
+	require.Equal(t, strings.Join(strings.Fields(honest), " ")+" [1]", a.Answer)
+	require.Equal(t, 1, a.Trace.NotSupported)
+	require.Len(t, a.Citations, 1)
+}
+
+// TestGuardInDomainUnanswerable: questions in the book's domain that it
+// never covers are refused by both answerers, with the reason in the
+// trace; a covered question is still answered.
+func TestGuardInDomainUnanswerable(t *testing.T) {
+	lib := shared(t)
+	// The model answers anything with the best-looking sentence: only the
+	// pipeline's answerability check can stop it.
+	eager, calls := llmAnswerer(t, func(ps []scriptPassage, _ string) string {
+		p, s := sentenceIn(ps, "variance")
+		if s == "" {
+			p, s = ps[0], firstSentence(ps[0].Text)
+		}
+		return reply(Statement{Text: s, Citations: []Claim{{ChunkID: p.ID, Quote: s}}})
+	})
+	for _, a := range []struct {
+		name string
+		a    Answerer
+	}{{"llm", eager}, {"extractive", NewExtractive(analysis.Terms)}} {
+		t.Run(a.name, func(t *testing.T) {
+			p := lib.pipeline(t, a.a, Options{})
+			for _, tt := range []struct {
+				q    string
+				code string
+			}{
+				{"How do I merge two data frames on a shared ID column so that matching rows are combined, like a database join?", CodeLowCoverage},
+				// CPU is an acronym: books spell those out, so its absence
+				// alone proves nothing and coverage decides.
+				{"How can I run a slow computation in parallel on several CPU cores in R?", CodeLowCoverage},
+				{"How do I convert a string such as \"2023-03-15\" into a date in R?", CodeNeverMentioned},
+			} {
+				ans, err := p.Ask(context.Background(), alice, Request{Question: tt.q}, nil)
+				require.NoError(t, err)
+				require.True(t, ans.Refused, "%s: %s", tt.q, ans.Answer)
+				require.Empty(t, ans.Citations)
+				require.Equal(t, tt.code, ans.Trace.Answerability.Code, tt.q)
+				require.NotEmpty(t, ans.Trace.Answerability.Reason)
+			}
+			ans, err := p.Ask(context.Background(), alice, Request{Question: "When I compare two samples with t.test, does R assume that both groups have the same variance?"}, nil)
+			require.NoError(t, err)
+			require.False(t, ans.Refused, "%+v", ans.Trace.Answerability)
+		})
+	}
+	// The refusals were decided before the model was asked.
+	require.Equal(t, int32(1), calls.Load())
+}
+
+// TestGuardNeverMentionedReason: the refusal names what the book lacks.
+func TestGuardNeverMentionedReason(t *testing.T) {
+	lib := shared(t)
+	p := lib.pipeline(t, NewExtractive(analysis.Terms), Options{})
+	a, err := p.Ask(context.Background(), alice, Request{Question: "How do I train a neural network with TensorFlow from my R session?"}, nil)
+	require.NoError(t, err)
+	require.True(t, a.Refused)
+	require.Equal(t, CodeNeverMentioned, a.Trace.Answerability.Code)
+	require.Contains(t, a.Trace.Answerability.Reason, "“tensorflow”")
+	require.Contains(t, a.Trace.Answerability.Reason, "the book never mentions")
+}
+
+// TestGuardChinese: the same guards hold for Chinese questions over the
+// Chinese LaTeX primer: out-of-book questions are refused, a covered one is
+// answered with a verbatim quote, and a model's unsupported Chinese claim
+// under a real quote is removed.
+func TestGuardChinese(t *testing.T) {
+	lib := shared(t)
+	p := lib.pipeline(t, NewExtractive(analysis.Terms), Options{})
+	for _, q := range []string{
+		"怎样给 LaTeX 生成的 PDF 设置打开密码，防止别人随意查看？",
+		"怎么给 PDF 的每一页都加上“内部资料”这样的半透明水印？",
+		"有没有工具能把 .tex 文件直接转换成 Word 的 .docx 文档？",
+	} {
+		a, err := p.Ask(context.Background(), lin, Request{Question: q, BookIDs: []string{bookZH}}, nil)
+		require.NoError(t, err)
+		require.True(t, a.Refused, "%s: %s", q, a.Answer)
+		require.NotEmpty(t, a.Trace.Answerability.Reason)
+	}
+	a, err := p.Ask(context.Background(), lin, Request{Question: "用 \\newcommand 自定义命令时，最多能带几个参数？", BookIDs: []string{bookZH}}, nil)
+	require.NoError(t, err)
+	require.False(t, a.Refused, "%+v", a.Trace.Answerability)
+	require.NotEmpty(t, a.Citations)
+
+	liar, _ := llmAnswerer(t, func(ps []scriptPassage, _ string) string {
+		s := firstSentence(ps[0].Text)
+		return reply(Statement{Text: "LaTeX 的自定义命令最多可以带 20 个参数，并且必须使用 Python 编写。",
+			Citations: []Claim{{ChunkID: ps[0].ID, Quote: s}}})
+	})
+	a, err = lib.pipeline(t, liar, Options{}).Ask(context.Background(), lin,
+		Request{Question: "用 \\newcommand 自定义命令时，最多能带几个参数？", BookIDs: []string{bookZH}}, nil)
+	require.NoError(t, err)
+	require.True(t, a.Refused, a.Answer)
+	require.Empty(t, a.Citations)
+	require.Equal(t, 1, a.Trace.NotSupported)
+}
+
+// TestGuardMalformedReplyFallsBack: a model that replies with no usable
+// JSON is retried once with output constrained to the answer schema (chunk
+// IDs limited to the context), then the extractive answer stands in; the
+// reader never sees an error or the model's text.
+func TestGuardMalformedReplyFallsBack(t *testing.T) {
+	lib := shared(t)
+	var calls atomic.Int32
+	var formats []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		var req struct {
+			ResponseFormat *struct {
+				Type       string          `json:"type"`
+				JSONSchema json.RawMessage `json:"json_schema"`
+			} `json:"response_format"`
+		}
+		require.NoError(t, json.NewDecoder(r.Body).Decode(&req))
+		f := ""
+		if req.ResponseFormat != nil {
+			f = req.ResponseFormat.Type
+			if f == "json_schema" {
+				require.Contains(t, string(req.ResponseFormat.JSONSchema), `"enum"`)
+			}
+		}
+		formats = append(formats, f)
+		content := "One sentence of the answer [1]" // not JSON at all
+		if calls.Load() == 2 {
+			content = ""
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"index": 0,
+			"message": map[string]any{"role": "assistant", "content": content}}}})
+	}))
+	defer srv.Close()
+	cfg := ModelConfig{Provider: "openai", URL: srv.URL + "/v1", Model: "scripted", Client: srv.Client()}
+	m, err := OpenModel(cfg)
+	require.NoError(t, err)
+	q := Request{Question: "When I compare two samples with t.test, does R assume that both groups have the same variance?"}
+
+	t.Run("extractive fallback", func(t *testing.T) {
+		calls.Store(0)
+		formats = nil
+		p := lib.pipeline(t, NewLLMAnswerer(m, "openai/scripted").Constrain(cfg), Options{})
+		p.deps.Fallback = NewExtractive(analysis.Terms)
+		a, err := p.Ask(context.Background(), alice, q, nil)
+		require.NoError(t, err)
+		require.Equal(t, []string{"json_object", "json_schema"}, formats)
+		require.False(t, a.Refused, a.Answer)
+		require.NotContains(t, a.Answer, "One sentence of the answer")
+		require.Equal(t, ExtractiveModel, a.Trace.Model)
+		g := a.Trace.Guards
+		require.Equal(t, 2, g.Attempts)
+		require.True(t, g.Retried)
+		require.Equal(t, "extractive", g.Fallback)
+		require.NotEmpty(t, g.ModelError)
+	})
+	t.Run("refusal without a fallback", func(t *testing.T) {
+		calls.Store(0)
+		p := lib.pipeline(t, NewLLMAnswerer(m, "openai/scripted").Constrain(cfg), Options{})
+		a, err := p.Ask(context.Background(), alice, q, nil)
+		require.NoError(t, err)
+		require.True(t, a.Refused)
+		require.Equal(t, citation.RefusalMessage, a.Answer)
+		require.Equal(t, "refusal", a.Trace.Guards.Fallback)
+		require.Equal(t, CodeModelFailed, a.Trace.Answerability.Code)
+	})
+}
+
+// TestGuardExampleEcho: a model that copies the prompt's worked example,
+// even with a real citation of the context, never shows it.
+func TestGuardExampleEcho(t *testing.T) {
+	lib := shared(t)
+	ans, _ := llmAnswerer(t, func(ps []scriptPassage, _ string) string {
+		_, s := sentenceIn(ps, "mode(object)")
+		return reply(
+			Statement{Text: exampleText, Citations: []Claim{{ChunkID: ps[0].ID, Quote: firstSentence(ps[0].Text)}}},
+			Statement{Text: "The kettle switches itself off.", Citations: []Claim{{ChunkID: exampleChunkID, Quote: s}}},
+		)
+	})
+	a, err := lib.pipeline(t, ans, Options{}).Ask(context.Background(), alice,
+		Request{Question: "What are the intrinsic attributes mode and length of an object?"}, nil)
+	require.NoError(t, err)
+	require.True(t, a.Refused)
+	require.Equal(t, 2, a.Trace.Guards.ExampleEchoes)
+	require.NotContains(t, allStrings(t, a), "kettle")
+}
+
+// TestSupportCheck covers the support rules on their own.
+func TestSupportCheck(t *testing.T) {
+	sc := citation.SupportCheck{Content: func(s string) []string { return analysis.ContentTerms(analysis.Terms(s)) }}
+	for _, tt := range []struct {
+		name, statement, quote string
+		ok                     bool
+	}{
+		{"restated", "Use sink() to divert all output to a file.", `The function sink, > sink("record.lis") will divert all subsequent output from the console to an external file, record.lis.`, true},
+		{"number missing", "Around 250 datasets are supplied with R.", "Around 100 datasets are supplied with R (in package datasets).", false},
+		{"number present", "About 100 datasets are supplied with R.", "Around 100 datasets are supplied with R (in package datasets).", true},
+		{"thousands separator", "The fee was 1000 dollars.", "a fee of 1,000 dollars was charged", true},
+		{"name missing", "Use WireGuard to set up the tunnel.", "Use OpenVPN to set up the tunnel.", false},
+		{"identifier missing", "Call base::t to transpose.", "The function t() transposes a matrix.", false},
+		{"unrelated", "Objects are immutable and garbage-collected.", "The functions mode(object) and length(object) can be used to find out the mode and length of any defined structure.", false},
+		{"chinese restated", "命令的参数个数最多为 9 个。", "命令的参数个数，从1到9，如果不写默认为0。", true},
+		{"chinese number missing", "最多可以带 20 个参数。", "命令的参数个数，从1到9，如果不写默认为0。", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ok, gap := sc.Supported(tt.statement, []string{tt.quote})
+			require.Equal(t, tt.ok, ok, "%+v", gap)
+		})
+	}
+}

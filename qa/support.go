@@ -1,0 +1,67 @@
+package qa
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/citebook/citebook/analysis"
+	"github.com/citebook/citebook/citation"
+)
+
+// contentTerms segments text into the lower-cased content terms that
+// support verification compares (citation.SupportCheck.Content).
+func (p *Pipeline) contentTerms(s string) []string {
+	return analysis.ContentTerms(p.deps.Terms(s))
+}
+
+// answerShare is the part of the answerability bar the kept quotes must
+// reach on their own: the context passed the full bar, and a precise
+// answer ("Around 100 datasets are supplied with R") may repeat only a few
+// of the question's words.
+const answerShare = 0.5
+
+// stillAnswers turns a verified answer into a refusal when what survived
+// verification no longer answers: the quotes of the kept statements must
+// hold a share (answerShare) of what the answerability bar asks of the
+// context. A model that answered a different question with genuine,
+// supporting quotes is caught here.
+func (p *Pipeline) stillAnswers(res *citation.Result, tr *Trace) {
+	a := &tr.Answerability
+	if res.Refused {
+		a.Answerable = false
+		if a.Code == CodeAnswered || a.Code == "" {
+			if res.Total == 0 {
+				a.Code, a.Reason = CodeNoAnswer, "the answerer found no answer in the passages"
+			} else {
+				a.Code = CodeUnsupported
+				a.Reason = fmt.Sprintf("no statement of the answer was supported by its citations (%d of %d dropped)", res.Unsupported, res.Total)
+			}
+		}
+		return
+	}
+	if p.opts.AnswerCoverage <= 0 || len(a.weights) == 0 {
+		return
+	}
+	var quotes []string
+	for _, k := range res.Kept {
+		for _, c := range k.Quotes {
+			quotes = append(quotes, c.Quote)
+		}
+	}
+	have := analysis.TermSet(p.deps.Terms(strings.Join(quotes, "\n")))
+	total, got, n := 0.0, 0.0, 0
+	for t, w := range a.weights {
+		total += w
+		if have[t] {
+			got += w
+			n++
+		}
+	}
+	if total == 0 || got/total >= a.Bar*answerShare {
+		return
+	}
+	res.Refused = true
+	a.Answerable = false
+	a.Code = CodeUnsupported
+	a.Reason = fmt.Sprintf("the supported statements cover %d of %d key terms of the question", n, len(a.weights))
+}
