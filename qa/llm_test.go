@@ -267,12 +267,12 @@ func TestAskQuoteAfterPageBreak(t *testing.T) {
 	ans, _ = llmAnswerer(t, func(ps []scriptPassage, _ string) string {
 		for _, p := range ps {
 			if p.ID == target.ID {
-				return reply(Statement{Text: "As the book says.", Citations: []Claim{{ChunkID: p.ID, Quote: span}}})
+				return reply(Statement{Text: span, Citations: []Claim{{ChunkID: p.ID, Quote: span}}})
 			}
 		}
 		return reply()
 	})
-	a, err = lib.pipeline(t, ans, Options{}).Ask(context.Background(), alice, Request{Question: target.Text}, nil)
+	a, err = lib.pipeline(t, ans, Options{AnswerCoverage: -1}).Ask(context.Background(), alice, Request{Question: target.Text}, nil)
 	require.NoError(t, err)
 	require.Len(t, a.Citations, 1, a.Answer)
 	pages := map[int]bool{}
