@@ -6,6 +6,7 @@
 package citebook
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -304,6 +305,9 @@ const (
 	JobCompleted JobStatus = "completed"
 	JobFailed    JobStatus = "failed"
 	JobCancelled JobStatus = "cancelled"
+	// JobAbandoned is a recorded build whose process was killed or crashed
+	// (it never recorded an end); the next start finds it dead.
+	JobAbandoned JobStatus = "abandoned"
 )
 
 // Ended reports whether the job will not change any more.
@@ -329,6 +333,12 @@ type Job struct {
 	Embedded int       `json:"embedded"`
 	Upserted int       `json:"upserted"`
 	Deleted  int       `json:"deleted"`
+	// Owner is the process that ran the build and Heartbeat when it last
+	// said it was alive, so other processes can tell a dead job.
+	Owner     JobOwner  `json:"owner,omitzero"`
+	Heartbeat time.Time `json:"heartbeat,omitzero"`
+	// SupersededBy is the job that resumed or replaced this unfinished one.
+	SupersededBy int64 `json:"superseded_by,omitempty"`
 	// OCR says which image-only pages of a scanned PDF were read by OCR and
 	// which failed.
 	OCR *OCRReport `json:"ocr,omitempty"`
@@ -364,4 +374,23 @@ type BookInput struct {
 	Owned bool `json:"-"`
 	// Progress, when set, is told how many of the chunks to embed are done.
 	Progress func(done, total int) `json:"-"`
+}
+
+// JobOwner identifies the process running an index build, so that another
+// process can tell a build that still runs from one whose process was killed.
+type JobOwner struct {
+	Host string `json:"host"`
+	PID  int    `json:"pid"`
+	// Start is the process's start time in clock ticks since boot (Linux
+	// /proc), so a PID reused by an unrelated process is not taken for the
+	// job's; 0 where it cannot be read.
+	Start int64 `json:"pid_start,omitempty"`
+}
+
+// String describes an owner for messages: "pid 42 on host a".
+func (o JobOwner) String() string {
+	if o.PID <= 0 {
+		return "unknown process"
+	}
+	return fmt.Sprintf("pid %d on host %s", o.PID, o.Host)
 }

@@ -64,13 +64,34 @@ func (g *Grant) Validate() error {
 	default:
 		return citebook.Errorf(citebook.EINVALID, "grant subject kind must be user, group or tenant, not %q", g.SubjectKind)
 	}
+	if len(g.BookID) > maxName || len(g.Subject) > maxName || len(g.Tenant) > maxName {
+		return citebook.Errorf(citebook.EINVALID, "grant names are at most %d bytes", maxName)
+	}
+	if len(g.Path) > maxDepth {
+		return citebook.Errorf(citebook.EINVALID, "grant path is deeper than %d headings", maxDepth)
+	}
 	for _, h := range g.Path {
-		if strings.TrimSpace(h) == "" {
+		switch {
+		case strings.TrimSpace(h) == "":
 			return citebook.Errorf(citebook.EINVALID, "grant path has an empty heading")
+		case len(h) > maxHeading:
+			return citebook.Errorf(citebook.EINVALID, "grant path has a heading longer than %d bytes", maxHeading)
+		case strings.Contains(h, pathSep):
+			// pathSep joins headings in the table; one inside a heading
+			// would split it on the way back.
+			return citebook.Errorf(citebook.EINVALID, "grant path has a control character in a heading")
 		}
 	}
 	return nil
 }
+
+// Bounds on grant fields: far above any real book ID, name or heading, low
+// enough that a grant stays a small row.
+const (
+	maxName    = 256
+	maxDepth   = 16
+	maxHeading = 1024
+)
 
 // appliesTo reports whether the grant names the principal.
 func (g *Grant) appliesTo(p citebook.Principal) bool {

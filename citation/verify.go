@@ -88,21 +88,16 @@ var markers = regexp.MustCompile(`\s*\[\d+(?:\s*,\s*\d+)*\]`)
 // traces.
 const maxRejectedQuote = 300
 
-// Verify keeps the statements that have at least one verified citation.
-// context holds the chunks the answerer was given, by ID; known reports
-// whether an ID outside the context names a chunk the principal may read
-// (nil: none does), which only refines the rejection reason; titles maps
-// book IDs to titles. When no statement survives the result is a refusal.
-func Verify(statements []Statement, context map[string]citebook.Chunk, known func(id string) bool, titles map[string]string) Result {
-	return VerifySupported(statements, context, known, titles, SupportCheck{})
-}
-
-// VerifySupported is Verify that also drops a statement whose verified
-// quotes do not support it (sc.Content nil skips that check): a real quote
-// from a chunk the answerer saw is not enough when it says something else.
-// The dropped statement's citations are rejected as Unsupported and never
-// numbered, so nothing of it reaches the reader.
-func VerifySupported(statements []Statement, context map[string]citebook.Chunk, known func(id string) bool, titles map[string]string, sc SupportCheck) Result {
+// Verify keeps the statements that have at least one verified citation and
+// drops a statement whose verified quotes do not support it (sc.Content nil
+// skips that check): a real quote from a chunk the answerer saw is not
+// enough when it says something else. context holds the chunks the answerer
+// was given, by ID; known reports whether an ID outside the context names a
+// chunk the principal may read (nil: none does), which only refines the
+// rejection reason; titles maps book IDs to titles. A dropped statement's
+// citations are rejected as Unsupported and never numbered, so nothing of
+// it reaches the reader. When no statement survives the result is a refusal.
+func Verify(statements []Statement, context map[string]citebook.Chunk, known func(id string) bool, titles map[string]string, sc SupportCheck) Result {
 	res := Result{Total: len(statements), Citations: []citebook.Citation{}}
 	// Quotes of one chunk starting at the same character are one passage,
 	// whether or not the answerer kept the closing full stop.

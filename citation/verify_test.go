@@ -168,7 +168,7 @@ func TestVerify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := Verify(tt.statements, ctx, known, titles)
+			res := Verify(tt.statements, ctx, known, titles, SupportCheck{})
 			require.Equal(t, tt.refused, res.Refused)
 			require.Equal(t, tt.answer, res.Answer)
 			require.Equal(t, len(tt.statements), res.Total)

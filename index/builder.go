@@ -44,6 +44,13 @@ type BuilderOptions struct {
 	Parse func(ctx context.Context, path string) (*ingest.Document, error)
 	// Logger receives operator logs; nil means slog.Default().
 	Logger *slog.Logger
+	// FailPoint, when set, is called with the name of each step of a build
+	// as it is reached (see failpoints.go). Crash tests use it to stop a
+	// build exactly where a kill -9 could; production leaves it nil.
+	FailPoint func(name string)
+	// Owner is recorded on every job so other processes can tell whether
+	// it still runs; nil means this process (ThisProcess).
+	Owner *Owner
 }
 
 // BookInput is one book to index (citebook.BookInput).
@@ -86,6 +93,7 @@ type Builder struct {
 	opt  BuilderOptions
 	log  *slog.Logger
 	tok  func() (*ingest.Tokenizer, error)
+	self Owner
 
 	mu    sync.Mutex
 	books map[string]*sync.Mutex
@@ -110,7 +118,15 @@ func NewBuilder(meta Meta, vec VectorStore, lex LexicalIndex, emb Embedder, opts
 		log = slog.Default()
 	}
 	return &Builder{meta: meta, vec: vec, lex: lex, emb: emb, opt: opts, log: log,
-		tok: sync.OnceValues(ingest.NewTokenizer), books: map[string]*sync.Mutex{}}
+		tok: sync.OnceValues(ingest.NewTokenizer), books: map[string]*sync.Mutex{}, self: ThisProcess()}
+}
+
+// owner is the identity recorded on this builder's jobs.
+func (b *Builder) owner() Owner {
+	if b.opt.Owner != nil {
+		return *b.opt.Owner
+	}
+	return b.self
 }
 
 // lockBook serialises builds of one book inside this process.
@@ -170,6 +186,9 @@ func (b *Builder) Index(ctx context.Context, in BookInput) (*JobResult, error) {
 		return nil, citebook.Errorf(citebook.EINVALID,
 			"the library is embedded with %s but the embedder is %s; use the same embedder or re-embed (--reembed)", lib, st.ev)
 	}
+	if err := b.claimBook(ctx, in.BookID); err != nil {
+		return nil, err
+	}
 	if err := b.loadBook(ctx, st); err != nil {
 		return nil, err
 	}
@@ -212,6 +231,7 @@ func (b *Builder) Index(ctx context.Context, in BookInput) (*JobResult, error) {
 		Tenant: in.Tenant, Groups: normGroups(in.Groups), Source: in.Path, Pages: doc.Pages}); err != nil {
 		return nil, err
 	}
+	b.point(fpBookSaved)
 	if !haveLib {
 		if err := b.meta.SetEmbeddingVersion(ctx, st.ev); err != nil {
 			return nil, err
@@ -238,6 +258,7 @@ func (b *Builder) Index(ctx context.Context, in BookInput) (*JobResult, error) {
 		if discarded, err = b.discardUnfinished(ctx, st, force); err != nil {
 			return nil, err
 		}
+		b.point(fpDiscarded)
 		st.version = 1
 		if st.latest != nil {
 			st.version = st.latest.Number + 1
@@ -246,17 +267,24 @@ func (b *Builder) Index(ctx context.Context, in BookInput) (*JobResult, error) {
 			SourceHash: sourceHash, Status: citebook.VersionQueued, Embedding: st.ev.String(), Chunks: len(chunks)}); err != nil {
 			return nil, err
 		}
+		b.point(fpVersionCreated)
 	}
 
-	st.job = Job{BookID: in.BookID, Version: st.version, Status: JobRunning, Chunks: len(chunks), OCR: doc.OCR}
+	st.job = Job{BookID: in.BookID, Version: st.version, Status: JobRunning, Chunks: len(chunks), Owner: b.owner(), OCR: doc.OCR}
 	if err := b.meta.CreateJob(ctx, &st.job); err != nil {
 		return nil, err
+	}
+	defer b.heartbeat(ctx, st.job.ID)()
+	b.point(fpJobCreated)
+	if err := b.supersede(ctx, in.BookID, st.job.ID); err != nil {
+		return b.fail(ctx, st, err)
 	}
 	b.log.InfoContext(ctx, "indexing", "book", in.BookID, "version", st.version, "job", st.job.ID,
 		"chunks", len(chunks), "resume", resume)
 	if err := b.meta.SetVersionStatus(ctx, in.BookID, st.version, citebook.VersionIndexing, ""); err != nil {
 		return b.fail(ctx, st, err)
 	}
+	b.point(fpIndexing)
 	if err := b.run(ctx, st, parents, chunks, force, discarded, resume); err != nil {
 		return b.fail(ctx, st, err)
 	}
@@ -339,6 +367,7 @@ func (b *Builder) discardUnfinished(ctx context.Context, st *build, force map[st
 		if err := b.meta.DiscardVersion(ctx, st.in.BookID, v.Number); err != nil {
 			return false, err
 		}
+		b.point(fpDiscardRows)
 		if v.Status != citebook.VersionFailed {
 			if err := b.meta.SetVersionStatus(ctx, st.in.BookID, v.Number, citebook.VersionFailed, "abandoned by a newer build"); err != nil {
 				return false, err
@@ -354,7 +383,7 @@ func (b *Builder) discardUnfinished(ctx context.Context, st *build, force map[st
 		}
 	}
 	slices.Sort(orphans)
-	if err := b.deleteBoth(ctx, orphans); err != nil {
+	if err := b.deleteBoth(ctx, orphans, fpDiscardDelete); err != nil {
 		return false, err
 	}
 	return abandoned, nil
@@ -406,12 +435,37 @@ func (b *Builder) run(ctx context.Context, st *build, parents []citebook.Parent,
 	}
 	p := plan(prev, chunks, v, force)
 
+	// What the stores really hold decides what is written: a kept chunk a
+	// store lost (or one an abandoned build retired) is written again, and
+	// a resumed build skips only done chunks both stores still serve.
+	all := make([]string, len(chunks))
+	for i, c := range chunks {
+		all[i] = c.ID
+	}
+	have, err := b.visibleIn(ctx, bookID, all, v)
+	if err != nil {
+		return err
+	}
+	lost := 0
+	for _, id := range p.kept {
+		if !have[id] {
+			force[id] = true
+			lost++
+		}
+	}
+	if lost > 0 {
+		b.log.WarnContext(ctx, "chunks of the served version missing from a store are written again", "book", bookID, "chunks", lost)
+		p = plan(prev, chunks, v, force)
+	}
 	var done map[string]bool
 	if resume {
-		var err error
-		done, err = b.batchIDs(ctx, bookID, func(n int) bool { return n == v }, true)
-		if err != nil {
+		if done, err = b.batchIDs(ctx, bookID, func(n int) bool { return n == v }, true); err != nil {
 			return err
+		}
+		for id := range done {
+			if !have[id] {
+				delete(done, id)
+			}
 		}
 	}
 	var todo []citebook.Chunk
@@ -432,9 +486,11 @@ func (b *Builder) run(ctx context.Context, st *build, parents []citebook.Parent,
 	if err := b.vec.Retire(ctx, bookID, p.removed, v); err != nil {
 		return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot retire chunks in the vector store")
 	}
+	b.point(fpRetiredVectors)
 	if err := b.lex.Retire(ctx, bookID, p.removed, v); err != nil {
 		return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot retire chunks in the lexical index")
 	}
+	b.point(fpRetiredLexical)
 	if discarded {
 		// An earlier attempt may have retired chunks this version keeps.
 		if err := b.vec.Retire(ctx, bookID, p.kept, 0); err != nil {
@@ -443,6 +499,7 @@ func (b *Builder) run(ctx context.Context, st *build, parents []citebook.Parent,
 		if err := b.lex.Retire(ctx, bookID, p.kept, 0); err != nil {
 			return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot restore chunks in the lexical index")
 		}
+		b.point(fpRestoredKept)
 	}
 
 	// Metadata rows of the new version, invisible to readers until Activate.
@@ -453,15 +510,22 @@ func (b *Builder) run(ctx context.Context, st *build, parents []citebook.Parent,
 	if err := b.meta.SaveParents(ctx, v, newParents); err != nil {
 		return err
 	}
+	b.point(fpParentRows)
 	if err := b.meta.RetireChunks(ctx, bookID, p.retireRows, v); err != nil {
 		return err
 	}
 	if err := b.meta.SaveChunks(ctx, p.rows); err != nil {
 		return err
 	}
+	b.point(fpChunkRows)
+	if err := b.checkComplete(ctx, bookID, v, chunks); err != nil {
+		return err
+	}
+	b.point(fpVerified)
 	if err := b.meta.Activate(ctx, bookID, v); err != nil {
 		return err
 	}
+	b.point(fpActivated)
 	if b.opt.Reembed {
 		if err := b.meta.SetEmbeddingVersion(ctx, st.ev); err != nil {
 			return err
@@ -470,7 +534,7 @@ func (b *Builder) run(ctx context.Context, st *build, parents []citebook.Parent,
 	b.log.InfoContext(ctx, "activated", "book", bookID, "version", v)
 
 	// The new version is served; what it retired can go.
-	if err := b.deleteBoth(ctx, p.removed); err != nil {
+	if err := b.deleteBoth(ctx, p.removed, fpRetiredDelete); err != nil {
 		b.log.WarnContext(ctx, "retired chunks left in a store; `citebook index --verify --repair` removes them",
 			"book", bookID, "version", v, "err", err)
 	} else {
@@ -479,24 +543,29 @@ func (b *Builder) run(ctx context.Context, st *build, parents []citebook.Parent,
 	if err := b.meta.DeleteRetired(ctx, bookID, v); err != nil {
 		b.log.WarnContext(ctx, "retired metadata rows left", "book", bookID, "err", err)
 	}
+	b.point(fpRetiredRows)
 	st.job.Status, st.job.Finished = JobCompleted, time.Now().UTC()
 	if err := b.meta.UpdateJob(ctx, st.job); err != nil {
 		b.log.WarnContext(ctx, "job record not updated", "job", st.job.ID, "err", err)
 	}
+	b.point(fpJobCompleted)
 	return nil
 }
 
-// deleteBoth removes chunks from both stores.
-func (b *Builder) deleteBoth(ctx context.Context, ids []string) error {
+// deleteBoth removes chunks from both stores; fp names the step for fail
+// points (fp+"-vectors" is reached between the two stores).
+func (b *Builder) deleteBoth(ctx context.Context, ids []string, fp string) error {
 	if len(ids) == 0 {
 		return nil
 	}
 	if err := b.vec.Delete(ctx, ids); err != nil {
 		return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot delete chunks from the vector store")
 	}
+	b.point(fp + "-vectors")
 	if err := b.lex.Delete(ctx, ids); err != nil {
 		return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot delete chunks from the lexical index")
 	}
+	b.point(fp + "-lexical")
 	return nil
 }
 
@@ -515,11 +584,13 @@ func (b *Builder) embedBatches(ctx context.Context, st *build, todo []citebook.C
 	if err := b.meta.CreateBatches(ctx, batches); err != nil {
 		return err
 	}
+	b.point(fpBatchesPlanned)
 	done := skipped
 	st.progress(done, total)
 	for i := range batches {
 		bt := &batches[i]
 		part := todo[i*b.opt.BatchSize : i*b.opt.BatchSize+len(bt.ChunkIDs)]
+		b.point(batchPoint(bt.N, "start"))
 		err := b.writeBatch(ctx, bt, part)
 		if err != nil {
 			bt.Status, bt.Error = BatchFailed, err.Error()
@@ -534,6 +605,7 @@ func (b *Builder) embedBatches(ctx context.Context, st *build, todo []citebook.C
 		if err != nil {
 			return fmt.Errorf("batch %d of %d: %w", bt.N+1, len(batches), err)
 		}
+		b.point(batchPoint(bt.N, "recorded"))
 		done += len(part)
 		st.progress(done, total)
 	}
@@ -548,7 +620,7 @@ func (b *Builder) writeBatch(ctx context.Context, bt *Batch, part []citebook.Chu
 	var err error
 	for try := 1; try <= b.opt.Attempts; try++ {
 		bt.Attempts++
-		if err = b.tryBatch(ctx, part, texts); err == nil || ctx.Err() != nil || try == b.opt.Attempts {
+		if err = b.tryBatch(ctx, bt.N, part, texts); err == nil || ctx.Err() != nil || try == b.opt.Attempts {
 			return err
 		}
 		b.log.WarnContext(ctx, "batch failed; retrying", "batch", bt.N, "attempt", bt.Attempts, "err", err)
@@ -562,13 +634,15 @@ func (b *Builder) writeBatch(ctx context.Context, bt *Batch, part []citebook.Chu
 	return err
 }
 
-func (b *Builder) tryBatch(ctx context.Context, part []citebook.Chunk, texts []string) error {
+func (b *Builder) tryBatch(ctx context.Context, n int, part []citebook.Chunk, texts []string) error {
 	if err := b.upsertVectors(ctx, part, texts); err != nil {
 		return err
 	}
+	b.point(batchPoint(n, "vectors"))
 	if err := b.lex.Upsert(ctx, part); err != nil {
 		return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot write the lexical index")
 	}
+	b.point(batchPoint(n, "lexical"))
 	return nil
 }
 

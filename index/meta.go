@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"time"
 
 	"github.com/citebook/citebook"
 )
@@ -19,6 +20,9 @@ const (
 	JobRunning   = citebook.JobRunning
 	JobCompleted = citebook.JobCompleted
 	JobFailed    = citebook.JobFailed
+	// JobAbandoned: the job's process ended without recording an end
+	// (killed, crashed, power cut); see RecoverJobs.
+	JobAbandoned = citebook.JobAbandoned
 )
 
 // BatchStatus is the state of one batch of chunks inside a job.
@@ -57,6 +61,9 @@ type Meta interface {
 	PutBook(ctx context.Context, b citebook.Book) error
 	// DeleteBook removes a book and everything recorded about it.
 	DeleteBook(ctx context.Context, id string) error
+	// Deactivate stops serving a book (no active version) without
+	// removing it; the first step of deleting it.
+	Deactivate(ctx context.Context, id string) error
 	// Versions lists a book's versions, oldest first.
 	Versions(ctx context.Context, bookID string) ([]citebook.Version, error)
 	// CreateVersion records a new build of a book.
@@ -72,8 +79,11 @@ type Meta interface {
 
 	// CreateJob inserts a job and sets its ID.
 	CreateJob(ctx context.Context, j *Job) error
-	// UpdateJob saves a job's status, error, counts and finish time.
+	// UpdateJob saves a job's status, error, counts, finish time and
+	// superseding job.
 	UpdateJob(ctx context.Context, j Job) error
+	// TouchJob records that a running job's process is alive at t.
+	TouchJob(ctx context.Context, id int64, t time.Time) error
 	// Jobs lists jobs, newest first; bookID "" lists every book's.
 	Jobs(ctx context.Context, bookID string) ([]Job, error)
 	// CreateBatches inserts the planned batches of a job.

@@ -53,6 +53,9 @@ type LexicalIndex interface {
 	Search(ctx context.Context, query string, f citebook.Filter, k int) ([]citebook.Hit, error)
 	// IDs lists the IDs of every indexed chunk of a book.
 	IDs(ctx context.Context, bookID string) ([]string, error)
+	// Get returns indexed chunks by ID with their Version and Retired, in
+	// no set order; unknown IDs are skipped.
+	Get(ctx context.Context, ids []string) ([]citebook.Chunk, error)
 	// Close releases files.
 	Close() error
 }

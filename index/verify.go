@@ -62,6 +62,10 @@ func (b *Builder) Verify(ctx context.Context, bookID string, repair bool) (*Veri
 	if !repair || rep.OK() {
 		return rep, nil
 	}
+	// A build in another process would have its fresh chunks deleted.
+	if err := b.claimBook(ctx, bookID); err != nil {
+		return rep, err
+	}
 
 	if len(rep.Vector.Missing)+len(rep.Lexical.Missing) > 0 {
 		if err := b.repairMissing(ctx, book, rep); err != nil {
@@ -77,6 +81,14 @@ func (b *Builder) Verify(ctx context.Context, bookID string, repair bool) (*Veri
 		if err := b.lex.Delete(ctx, rep.Lexical.Extra); err != nil {
 			return rep, citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot delete from the lexical index")
 		}
+	}
+	// Deleted extras may be chunks an unfinished build wrote: its batches
+	// must no longer claim them, or a resume would skip them.
+	deleted := slices.Concat(rep.Vector.Extra, rep.Lexical.Extra)
+	if n, err := b.resetBatches(ctx, bookID, book.Active, deleted); err != nil {
+		return rep, err
+	} else if n > 0 {
+		b.log.InfoContext(ctx, "batches of an unfinished build reset after repair", "book", bookID, "batches", n)
 	}
 	rep.Repaired = true
 	b.log.InfoContext(ctx, "repaired", "book", bookID, "version", book.Active,

@@ -98,7 +98,7 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 	sw.lap("answer")
 
 	known := p.readable(ctx, draft.Statements, inContext, fd.filter)
-	res := citation.VerifySupported(draft.Statements, inContext, func(id string) bool { return known[id] }, titles,
+	res := citation.Verify(draft.Statements, inContext, func(id string) bool { return known[id] }, titles,
 		citation.SupportCheck{Content: p.contentTerms})
 	tr.Statements, tr.Unsupported, tr.NotSupported = res.Total, res.Unsupported, res.NotSupported
 	tr.Rejected = res.Rejected
@@ -112,7 +112,7 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 		tr.Guards.ModelError = "no statement of the model's answer survived verification"
 		if fb, err := p.draft(ctx, p.deps.Fallback, tr, chunks); err == nil && len(fb.Statements) > 0 {
 			tr.Model = fb.Model
-			res = citation.VerifySupported(fb.Statements, inContext, nil, titles, citation.SupportCheck{Content: p.contentTerms})
+			res = citation.Verify(fb.Statements, inContext, nil, titles, citation.SupportCheck{Content: p.contentTerms})
 			tr.Answerability.Answerable, tr.Answerability.Code, tr.Answerability.Reason = true, CodeAnswered, ""
 			ans.Answer, ans.Refused, ans.Citations = res.Answer, res.Refused, res.Citations
 			p.stillAnswers(&res, tr)

@@ -50,7 +50,7 @@ func BenchmarkVerify(b *testing.B) {
 		}
 	}
 	for b.Loop() {
-		if r := citation.Verify(sts, ctxChunks, nil, nil); r.Refused {
+		if r := citation.Verify(sts, ctxChunks, nil, nil, citation.SupportCheck{}); r.Refused {
 			b.Fatal("refused")
 		}
 	}

@@ -78,16 +78,24 @@ func dedupe(cands []*candidate, neighbours int) (kept []*candidate, dropped []Dr
 // denied sections), so expansion can never reach text retrieval could not.
 func (p *Pipeline) expand(ctx context.Context, cands []*candidate, f citebook.Filter) []*passage {
 	used := map[string]bool{}
-	for _, c := range cands {
+	ids := make([]string, len(cands))
+	for i, c := range cands {
 		used[c.chunk.ID] = true
+		ids[i] = c.chunk.ID
+	}
+	var all map[string][]citebook.Chunk
+	if len(ids) > 0 {
+		var err error
+		if all, err = p.deps.Library.Neighbours(ctx, ids, p.opts.Neighbours); err != nil {
+			p.log.WarnContext(ctx, "neighbour expansion failed; using the chunks alone", "chunks", len(ids), "err", err)
+		}
 	}
 	out := make([]*passage, 0, len(cands))
 	for _, c := range cands {
 		ps := &passage{primary: c, chunks: []citebook.Chunk{c.chunk}}
-		nb, err := p.deps.Library.Neighbours(ctx, c.chunk.ID, p.opts.Neighbours)
-		if err != nil {
-			p.log.WarnContext(ctx, "neighbour expansion failed; using the chunk alone", "chunk", c.chunk.ID, "err", err)
-			nb = nil
+		nb, ok := all[c.chunk.ID]
+		if !ok && all != nil {
+			p.log.WarnContext(ctx, "neighbour expansion found no served chunk; using the chunk alone", "chunk", c.chunk.ID)
 		}
 		for _, n := range nb {
 			// The metadata copy may lack access fields; the retrieved

@@ -40,8 +40,8 @@ type library struct {
 	vec      index.VectorStore
 	lex      *lexical.Index
 	emb      queryEmbedder
-	grants   *acl.Store
-	denied   []string // heading path of the chapter denied to mallory
+	grants   *acl.Manager // grants made as the CLI and /v1/grants make them
+	denied   []string     // heading path of the chapter denied to mallory
 	titleRIn string
 }
 
@@ -74,7 +74,7 @@ func buildLibrary(t testing.TB, dir string, vec index.VectorStore) *library {
 	require.NoError(t, err)
 	emb, err := embed.New(embed.Config{Provider: "builtin"})
 	require.NoError(t, err)
-	lib := &library{meta: meta, vec: vec, lex: lex, emb: emb, grants: acl.NewStore(meta.SQL())}
+	lib := &library{meta: meta, vec: vec, lex: lex, emb: emb, grants: acl.NewManager(acl.NewStore(meta.SQL()), meta, meta)}
 	b := index.NewBuilder(meta, vec, lex, emb, index.BuilderOptions{})
 	for _, in := range []index.BookInput{
 		{BookID: bookR, Tenant: "acme", Path: corpus.Path(t, "books/R-intro.pdf")},

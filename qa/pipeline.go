@@ -31,9 +31,11 @@ type LexicalSearcher interface {
 type Library interface {
 	Book(ctx context.Context, id string) (*citebook.Book, error)
 	EmbeddingVersion(ctx context.Context) (v citebook.EmbeddingVersion, ok bool, err error)
-	// Neighbours returns up to n chunks either side of a chunk in reading
-	// order, from the versions the chunk is visible in.
-	Neighbours(ctx context.Context, chunkID string, n int) ([]citebook.Chunk, error)
+	// Neighbours returns, for each chunk ID, the chunk and up to n chunks
+	// either side of it in reading order, from the version the chunk is
+	// served in; unknown IDs are absent. One call per question, so
+	// expansion costs one store round trip, not one per chunk.
+	Neighbours(ctx context.Context, ids []string, n int) (map[string][]citebook.Chunk, error)
 	IncrementHits(ctx context.Context, ids []string) error
 }
 

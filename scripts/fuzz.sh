@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every Fuzz* target of the packages that parse untrusted input (book
-# files, query text, filter values) for DURATION each (default 10s) and exits
-# non-zero as soon as one fails. Usage: scripts/fuzz.sh [DURATION]
+# files, query text, filter values, grants, request origins) for DURATION
+# each (default 10s) and exits non-zero as soon as one fails. Usage: scripts/fuzz.sh [DURATION]
 #
 # Each run has its address space capped (FUZZ_MEM_KB, default 4,000,000 KB
 # of virtual memory, which a Go process needs some of beyond its heap): an
@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 duration="${1:-10s}"
 ran=0
-for pkg in ./analysis ./ingest ./index/internal/rowset ./index/lexical ./index/milvus ./qa ./index/sqlite; do
+for pkg in ./analysis ./ingest ./index/internal/rowset ./index/lexical ./index/milvus ./qa ./acl ./web ./index/sqlite; do
   for name in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
     echo "== $pkg $name ($duration)"
     (ulimit -v "${FUZZ_MEM_KB:-4000000}" && go test -run '^$' -fuzz "^${name}\$" -fuzztime "$duration" -fuzzminimizetime 5s "$pkg")

@@ -10,11 +10,14 @@
 #   MILVUS_PID     pid of the milvus process (started by this script)
 #   MILVUS_SCRIPT  absolute path of this script, so tests can start a private
 #                  server: `sh "$MILVUS_SCRIPT" serve DATA_DIR PORT` runs one
-#                  in the foreground (exec, so its pid is the server's).
+#                  in the foreground (its pid relays the server's ports; the
+#                  server dies with it, and SIGTERM is passed on).
 # milvus_stop stops the server this script started; an EXIT trap calls it too.
 #
-# Every server gets its own ports, embedded etcd included, so several can run
-# side by side (the stock `milvus-server` launcher pins etcd to 2379/2380).
+# Every server runs in a network namespace of its own whose only interface is
+# loopback, and only its proxy and health ports are relayed to 127.0.0.1 of
+# the host: nothing of it is reachable from another machine, and several can
+# run side by side (the stock `milvus-server` launcher pins etcd to 2379/2380).
 
 MILVUS_VERSION=${MILVUS_VERSION:-2.3.5}
 MILVUS_START_TIMEOUT=${MILVUS_START_TIMEOUT:-180}
@@ -37,7 +40,8 @@ milvus_install() {
 
 # milvus_serve DATA_DIR PORT runs a server in the foreground. It extracts the
 # engine once into .milvus/, writes a config whose every port is free, and
-# replaces itself with the milvus process. The metrics (health) port is
+# starts the milvus process in its own network namespace, relaying PORT and
+# the health port from the host's 127.0.0.1. The metrics (health) port is
 # written to DATA_DIR/metrics_port.
 milvus_serve() {
 	root=$(milvus_root)
@@ -79,6 +83,10 @@ text, n = re.subn(r'(?m)^etcd:\n', f'etcd:\n  config:\n    path: {etcd_conf}\n',
 if n != 1:
     sys.exit('milvus.sh: no etcd section in ' + milvus_conf)
 text = re.sub(r'(?m)^(\s*endpoints:\s*)localhost:\d+', rf'\g<1>127.0.0.1:{etcd_client}', text, count=1)
+# Every role registers 127.0.0.1: the namespace below has no other address.
+text, n = re.subn(r'(?m)^(  ip:)[^\n]*$', r'\g<1> 127.0.0.1', text)
+if n < 7:
+    sys.exit(f'milvus.sh: expected 7 role ip settings in {milvus_conf}, found {n}')
 with open(milvus_conf, 'w') as f:
     f.write(text)
 with open(join(data, 'metrics_port'), 'w') as f:
@@ -90,8 +98,118 @@ env = dict(os.environ, DEPLOY_MODE='STANDALONE', METRICS_PORT=str(metrics),
            MILVUS_RUN_DIR=run_dir, MILVUSCONF=conf_dir,
            LD_LIBRARY_PATH=join(home, 'bin') + ':' + os.environ.get('LD_LIBRARY_PATH', ''))
 os.chdir(data)
+
+# Loopback only. Milvus 2.3.5 listens on ":port" (every interface) for each
+# role's gRPC server, the proxy and its metrics whatever `ip` says; `ip` is
+# only the address a role registers. So the server runs in a network
+# namespace of its own whose only interface is loopback, and this process
+# relays the two ports clients use (proxy, metrics/health) from 127.0.0.1
+# of the host's namespace into it. Nothing else is reachable from outside,
+# and concurrent servers cannot collide on the ports the package hard-codes.
+import ctypes, fcntl, signal, struct, threading
+libc = ctypes.CDLL(None, use_errno=True)
+CLONE_NEWNET, CLONE_NEWUSER, PR_SET_PDEATHSIG = 0x40000000, 0x10000000, 1
+
+def listen(p):
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(('127.0.0.1', p))
+    s.listen(128)
+    return s
+
+def own_netns():
+    # Root (CAP_SYS_ADMIN) unshares the network directly; otherwise a user
+    # namespace that maps the caller to root makes it possible.
+    if libc.unshare(CLONE_NEWNET) != 0:
+        uid, gid = os.getuid(), os.getgid()
+        if libc.unshare(CLONE_NEWUSER | CLONE_NEWNET) != 0:
+            return os.strerror(ctypes.get_errno())
+        with open('/proc/self/setgroups', 'w') as f:
+            f.write('deny')
+        with open('/proc/self/uid_map', 'w') as f:
+            f.write(f'0 {uid} 1')
+        with open('/proc/self/gid_map', 'w') as f:
+            f.write(f'0 {gid} 1')
+    with socket.socket() as s:  # ip link set lo up
+        ifr = fcntl.ioctl(s, 0x8913, struct.pack('16sH14x', b'lo', 0))  # SIOCGIFFLAGS
+        flags = struct.unpack('16sH14x', ifr)[1] | 0x1 | 0x40          # IFF_UP | IFF_RUNNING
+        fcntl.ioctl(s, 0x8914, struct.pack('16sH14x', b'lo', flags))    # SIOCSIFFLAGS
+    return None
+
+def pump(src, dst):
+    try:
+        while True:
+            b = src.recv(1 << 16)
+            if not b:
+                break
+            dst.sendall(b)
+    except OSError:
+        pass
+    finally:
+        for s, how in ((dst, socket.SHUT_WR), (src, socket.SHUT_RD)):
+            try:
+                s.shutdown(how)
+            except OSError:
+                pass
+
+def connection(client, p):
+    inner = None
+    try:
+        inner = socket.create_connection(('127.0.0.1', p), timeout=5)  # in Milvus's namespace
+        inner.settimeout(None)
+        for s in (client, inner):
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        back = threading.Thread(target=pump, args=(inner, client), daemon=True)
+        back.start()
+        pump(client, inner)
+        back.join()
+    except OSError:
+        pass  # not up yet, or gone: the client sees a closed connection
+    finally:
+        for s in (client, inner):
+            if s is not None:
+                s.close()
+
+def relay(outer, p):
+    while True:
+        try:
+            client, _ = outer.accept()
+            threading.Thread(target=connection, args=(client, p), daemon=True).start()
+        except Exception as e:  # keep relaying whatever one connection does
+            print(f'milvus.sh: relay of port {p}: {e}', file=sys.stderr, flush=True)
+
+outer = {p: listen(p) for p in (port, metrics)}  # still in the host's namespace
+why = own_netns()
 sys.stdout.flush()
-os.execve(exe, [exe, 'run', 'standalone'], env)
+if why is not None:
+    # No namespaces here (a container without CAP_SYS_ADMIN or user
+    # namespaces): run as before, on every interface of this one.
+    for s in outer.values():
+        s.close()
+    print(f'milvus.sh: WARNING: cannot isolate Milvus in a network namespace ({why}); '
+          'its ports listen on every interface', file=sys.stderr, flush=True)
+    os.execve(exe, [exe, 'run', 'standalone'], env)
+
+pid = os.fork()
+if pid == 0:
+    for s in outer.values():
+        s.close()
+    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)  # the relay's death is the server's
+    if os.getppid() == 1:
+        os._exit(1)
+    os.execve(exe, [exe, 'run', 'standalone'], env)
+for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+    signal.signal(sig, lambda s, _: os.kill(pid, s))
+for p, s in outer.items():
+    threading.Thread(target=relay, args=(s, p), daemon=True).start()
+while True:
+    try:
+        _, status = os.waitpid(pid, 0)
+        break
+    except InterruptedError:
+        continue
+code = os.waitstatus_to_exitcode(status)
+sys.exit(code if code >= 0 else 128 - code)
 EOF
 }
 

@@ -51,6 +51,15 @@ func (a access) version(b citebook.Book) (int, bool) {
 	return 0, false
 }
 
+// shown is b as the principal may see it: the server's path of the file
+// (Source) is for admins only.
+func (a access) shown(b citebook.Book) citebook.Book {
+	if !a.p.Admin {
+		b.Source = ""
+	}
+	return b
+}
+
 func (a access) denied(parentID string) bool {
 	return slices.Contains(a.f.DenyParents, parentID)
 }
@@ -107,7 +116,7 @@ func (s *Server) listBooks(c echo.Context) error {
 	out := []citebook.Book{}
 	for _, b := range books {
 		if _, ok := a.version(b); ok {
-			out = append(out, b)
+			out = append(out, a.shown(b))
 		}
 	}
 	return c.JSON(http.StatusOK, map[string]any{"books": out})
@@ -151,7 +160,7 @@ func (s *Server) getBook(c echo.Context) error {
 		}
 	}
 	return c.JSON(http.StatusOK, map[string]any{
-		"book": b, "version": v, "reader_pages": pages, "reader_unit": unitKind(b), "toc": toc,
+		"book": a.shown(b), "version": v, "reader_pages": pages, "reader_unit": unitKind(b), "toc": toc,
 	})
 }
 

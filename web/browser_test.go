@@ -77,17 +77,23 @@ func realServerWith(t *testing.T, tweak func(*Config), books ...string) (string,
 	}, qa.Options{})
 	require.NoError(t, err)
 	tokens := auth.NewStore(meta.SQL())
-	secret, _, err := tokens.Create(ctx, citebook.Principal{Tenant: "default", User: "reader", Admin: true})
-	require.NoError(t, err)
 	runner := index.NewRunner(builder, meta, index.RunnerOptions{Logger: log})
 	t.Cleanup(func() { runner.Close(context.Background()) })
 	cfg := Config{
 		Library: meta, Indexer: runner, Asker: pipeline, Searcher: pipeline,
 		Previewer: ingestPreviewer{tok: tok},
 		ACL:       resolver, Tokens: tokens, DataDir: dir, Registry: prometheus.NewRegistry(), Logger: log,
+		Grants: acl.NewManager(acl.NewStore(meta.SQL()), meta, meta),
 	}
 	if tweak != nil {
 		tweak(&cfg)
+	}
+	// A token would end zero-config mode, so a server with a local
+	// principal gets none.
+	var secret string
+	if cfg.LocalPrincipal == nil {
+		secret, _, err = tokens.Create(ctx, citebook.Principal{Tenant: "default", User: "reader", Admin: true})
+		require.NoError(t, err)
 	}
 	srv, err := New(cfg)
 	require.NoError(t, err)

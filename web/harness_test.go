@@ -187,19 +187,6 @@ func (a *citingAsker) Search(ctx context.Context, p citebook.Principal, req qa.R
 	return []qa.SearchResult{res}, nil
 }
 
-// grants are the ACL grants of the test library.
-type grants []acl.Grant
-
-func (g grants) Grants(_ context.Context, tenant string) ([]acl.Grant, error) {
-	var out []acl.Grant
-	for _, x := range g {
-		if x.Tenant == tenant {
-			out = append(out, x)
-		}
-	}
-	return out, nil
-}
-
 // env is a running test server with tokens for several principals.
 type env struct {
 	srv     *Server
@@ -211,6 +198,8 @@ type env struct {
 	builds  chan citebook.BookInput
 	tokens  map[string]string // name → secret
 	dataDir string
+	store   *auth.Store  // the server's token store
+	grants  *acl.Manager // the server's grants
 }
 
 var (
@@ -240,7 +229,12 @@ func library(t testing.TB) *memLibrary {
 }
 
 type envOpts struct {
+	// local turns zero-config mode on: the server gets this local principal
+	// and no tokens are created (one would turn the mode off).
 	local     *citebook.Principal
+	cors      []string
+	authFail  rate.Limit
+	authBurst int
 	rate      rate.Limit
 	burst     int
 	maxUpload int64
@@ -258,12 +252,21 @@ func newEnv(t testing.TB, o envOpts) *env {
 	t.Cleanup(func() { db.Close() })
 	store := auth.NewStore(db.SQL())
 
-	// A chapter deny: the "whalers" group may read Moby-Dick except its
-	// first parent's chapter.
-	mobyFirst := lib.parents["moby"][0].HeadingPath
-	resolver := acl.NewResolver(lib, append(grants{{Tenant: "acme", Subject: "whalers", SubjectKind: acl.SubjectGroup, BookID: "moby", Path: mobyFirst, Effect: acl.Deny}}, o.grants...), lib)
+	// A chapter deny, made the way an admin makes one (the grants API's
+	// Manager): the "whalers" group may read Moby-Dick except its first
+	// parent's chapter.
+	manager := acl.NewManager(acl.NewStore(db.SQL()), lib, lib)
+	_, err = manager.Add(context.Background(), acl.Grant{Tenant: "acme", Subject: "whalers", SubjectKind: acl.SubjectGroup,
+		BookID: "moby", Path: lib.parents["moby"][0].HeadingPath, Effect: acl.Deny})
+	require.NoError(t, err)
+	for _, g := range o.grants {
+		_, err = manager.Add(context.Background(), g)
+		require.NoError(t, err)
+	}
+	resolver := acl.NewResolver(lib, manager, lib)
 
-	e := &env{lib: lib, reg: prometheus.NewRegistry(), builds: make(chan citebook.BookInput, 16), tokens: map[string]string{}, dataDir: t.TempDir()}
+	e := &env{lib: lib, reg: prometheus.NewRegistry(), builds: make(chan citebook.BookInput, 16), tokens: map[string]string{},
+		dataDir: t.TempDir(), store: store, grants: manager}
 	// The metadata database's job history: a CLI build of rintro, and every
 	// build the runner makes, as the builder would record them.
 	fb := &fakeBuilder{t: t, lib: lib, builds: e.builds, recorded: []citebook.Job{{ID: 1, BookID: "rintro", Status: citebook.JobCompleted, Version: 1}}}
@@ -271,13 +274,17 @@ func newEnv(t testing.TB, o envOpts) *env {
 	e.runner = index.NewRunner(fb, fb, index.RunnerOptions{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	t.Cleanup(func() { e.runner.Close(context.Background()) })
 
-	for name, p := range map[string]citebook.Principal{
+	principals := map[string]citebook.Principal{
 		"admin":   {Tenant: "acme", User: "root", Admin: true},
 		"reader":  {Tenant: "acme", User: "rita"},
 		"whaler":  {Tenant: "acme", User: "ahab", Groups: []string{"whalers"}},
 		"globex":  {Tenant: "globex", User: "gus", Admin: true},
 		"revoked": {Tenant: "acme", User: "old", Admin: true},
-	} {
+	}
+	if o.local != nil {
+		principals = nil
+	}
+	for name, p := range principals {
 		secret, tok, err := store.Create(context.Background(), p)
 		require.NoError(t, err)
 		e.tokens[name] = secret
@@ -290,8 +297,9 @@ func newEnv(t testing.TB, o envOpts) *env {
 	require.NoError(t, err)
 	e.srv, err = New(Config{
 		Library: lib, Indexer: e.runner, Asker: asker, Searcher: asker, Previewer: ingestPreviewer{tok: tok},
-		ACL: resolver, Tokens: store, DataDir: e.dataDir, LocalPrincipal: o.local,
+		ACL: resolver, Tokens: store, Grants: manager, DataDir: e.dataDir, LocalPrincipal: o.local, CORSOrigins: o.cors,
 		MaxBody: o.maxBody, MaxUpload: o.maxUpload, RatePerToken: o.rate, RateBurst: o.burst,
+		AuthFailRate: o.authFail, AuthFailBurst: o.authBurst,
 		Registry: e.reg, Ready: o.ready, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Renderer: o.renderer,
 	})
 	require.NoError(t, err)

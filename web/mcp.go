@@ -1,10 +1,15 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
 
 	mcpauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -95,7 +100,9 @@ func (s *Server) NewMCPServer(fixed *citebook.Principal) *mcp.Server {
 		if err := qa.Validate(&r); err != nil {
 			return nil, AskOutput{}, toolError(err)
 		}
+		start := time.Now()
 		ans, err := s.cfg.Asker.Ask(ctx, p, r, nil)
+		s.metrics.observeAsk(time.Since(start), ans != nil && ans.Refused, err)
 		if err != nil {
 			return nil, AskOutput{}, toolError(err)
 		}
@@ -131,6 +138,29 @@ func renderAnswer(a *qa.Answer) string {
 		fmt.Fprintf(&b, ": %q", c.Quote)
 	}
 	return b.String()
+}
+
+// mcpRoute is /mcp on echo. The body (already capped by limitBody) is read
+// here, before the SDK sees it, so a body over the limit — declared or
+// chunked — gets the JSON error shape like every other route instead of the
+// SDK's plain-text 413.
+func (s *Server) mcpRoute() echo.HandlerFunc {
+	h := s.mcpHTTP()
+	return func(c echo.Context) error {
+		req := c.Request()
+		if req.Body != nil && req.Body != http.NoBody {
+			data, err := io.ReadAll(req.Body)
+			if err != nil {
+				if tl := bodyTooLarge(err); tl != nil {
+					return tl
+				}
+				return citebook.Wrap(err, citebook.EINVALID, "reading the request body")
+			}
+			req.Body = io.NopCloser(bytes.NewReader(data))
+		}
+		h.ServeHTTP(c.Response(), req)
+		return nil
+	}
 }
 
 // mcpHTTP serves MCP over streamable HTTP. It sits behind authenticate, which

@@ -2,9 +2,12 @@ package web
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"log/slog"
 	"math"
 	"net/http"
+	"net/netip"
 	"os"
 	"strconv"
 	"strings"
@@ -12,6 +15,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/time/rate"
@@ -32,9 +36,18 @@ type Config struct {
 	// DataDir is where uploads are kept (DataDir/books) for the reader and
 	// for re-indexing.
 	DataDir string
-	// LocalPrincipal, when set, is used for requests without a token. serve
-	// sets it only when no token exists and the server is bound to loopback.
+	// LocalPrincipal, when set, is used for requests without a token as long
+	// as Tokens.AnyIssued is false (zero-config mode), checked per request so
+	// `citebook tokens create` in another process turns the mode off at
+	// once, for good. serve sets it only when bound to loopback. In this mode
+	// only loopback Host names and same-origin browser requests are served.
 	LocalPrincipal *citebook.Principal
+	// CORSOrigins are the browser origins (scheme://host[:port]) whose pages
+	// may call the API with a token; every other cross-origin browser
+	// request is refused.
+	CORSOrigins []string
+	// Grants manages ACL grants through /v1/grants.
+	Grants GrantManager
 	// MaxBody limits JSON bodies; MaxUpload limits uploaded books.
 	MaxBody   int64
 	MaxUpload int64
@@ -42,7 +55,13 @@ type Config struct {
 	// principal); 0 disables the limit.
 	RatePerToken rate.Limit
 	RateBurst    int
-	// Registry receives the server's metrics and is served at /metrics.
+	// AuthFailRate and AuthFailBurst bound failed authentications per client
+	// address (IPv6 by /64) and per presented secret, so tokens cannot be
+	// guessed at speed; 0 takes the defaults, a negative rate disables it.
+	AuthFailRate  rate.Limit
+	AuthFailBurst int
+	// Registry receives the server's metrics, served at /metrics to admins
+	// (and to the local principal in zero-config mode).
 	Registry *prometheus.Registry
 	// Ready are the probes /readyz runs, by name.
 	Ready  map[string]Check
@@ -56,12 +75,14 @@ type Config struct {
 
 // Server is the HTTP face of citebook.
 type Server struct {
-	cfg     Config
-	log     *slog.Logger
-	echo    *echo.Echo
-	metrics *metrics
-	limits  *limiters
-	pages   *pageImages // nil without a renderer
+	cfg      Config
+	log      *slog.Logger
+	echo     *echo.Echo
+	metrics  *metrics
+	limits   *limiters
+	failures *limiters // failed authentications by client address and by secret
+	local    *zeroConfig
+	pages    *pageImages // nil without a renderer
 }
 
 // Defaults chosen for books: PDFs of a few hundred pages are tens of MB.
@@ -71,11 +92,18 @@ const (
 	defaultPageCache = 512 << 20 // ~2,500 page images at 1000 px
 )
 
+// Failed authentications allowed per client address and per secret: a
+// burst covers a mistyped token or two, the rate leaves guessing hopeless.
+const (
+	defaultAuthFailRate  rate.Limit = 1
+	defaultAuthFailBurst int        = 10
+)
+
 // New builds the server and registers its metrics on cfg.Registry.
 func New(cfg Config) (*Server, error) {
 	switch {
 	case cfg.Library == nil, cfg.Indexer == nil, cfg.Asker == nil, cfg.Searcher == nil,
-		cfg.Previewer == nil, cfg.ACL == nil, cfg.Tokens == nil, cfg.Registry == nil:
+		cfg.Previewer == nil, cfg.ACL == nil, cfg.Tokens == nil, cfg.Grants == nil, cfg.Registry == nil:
 		return nil, citebook.Errorf(citebook.EINVALID, "web: missing dependency in Config")
 	case cfg.DataDir == "":
 		return nil, citebook.Errorf(citebook.EINVALID, "web: DataDir is required")
@@ -92,12 +120,22 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
+	if cfg.AuthFailRate == 0 {
+		cfg.AuthFailRate, cfg.AuthFailBurst = defaultAuthFailRate, max(cfg.AuthFailBurst, defaultAuthFailBurst)
+	}
+	for _, o := range cfg.CORSOrigins {
+		if err := validCORSOrigin(o); err != nil {
+			return nil, err
+		}
+	}
 	m, err := newMetrics(cfg.Registry)
 	if err != nil {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, metrics: m, limits: newLimiters(cfg.RatePerToken, cfg.RateBurst),
-		pages: newPageImages(cfg.Renderer, cfg.DataDir, cfg.PageCacheBytes)}
+		failures: newLimiters(max(cfg.AuthFailRate, 0), cfg.AuthFailBurst),
+		local:    &zeroConfig{p: cfg.LocalPrincipal, issued: cfg.Tokens.AnyIssued, log: cfg.Logger},
+		pages:    newPageImages(cfg.Renderer, cfg.DataDir, cfg.PageCacheBytes)}
 	s.echo = s.routes()
 	return s, nil
 }
@@ -111,11 +149,24 @@ func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = func(err error, c echo.Context) { writeError(s.log, c, err) }
+	// Rate limits key on the peer address itself: X-Forwarded-For is
+	// whatever the client wants it to be.
+	e.IPExtractor = echo.ExtractIPDirect()
 	e.Use(s.observe)
+	if len(s.cfg.CORSOrigins) > 0 {
+		e.Use(middleware.CORSWithConfig(middleware.CORSConfig{
+			AllowOrigins:  s.cfg.CORSOrigins,
+			AllowMethods:  []string{http.MethodGet, http.MethodPost, http.MethodDelete},
+			AllowHeaders:  []string{echo.HeaderAuthorization, echo.HeaderContentType, echo.HeaderAccept, "Mcp-Session-Id", "Mcp-Protocol-Version"},
+			ExposeHeaders: []string{echo.HeaderLocation, "Retry-After", "Mcp-Session-Id"},
+			MaxAge:        600,
+		}))
+	}
+	e.Use(s.zeroConfigHost)
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
-	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.cfg.Registry, promhttp.HandlerOpts{})))
+	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(s.cfg.Registry, promhttp.HandlerOpts{})), s.authenticate, s.adminOnly)
 	e.GET("/openapi.json", s.openapi)
 	s.uiRoutes(e)
 
@@ -136,8 +187,11 @@ func (s *Server) routes() *echo.Echo {
 	v1.POST("/ask", s.ask, body)
 	v1.POST("/search", s.search, body)
 	v1.POST("/preview", s.preview, upload)
+	v1.GET("/grants", s.listGrants, s.adminOnly)
+	v1.POST("/grants", s.addGrant, s.adminOnly, body)
+	v1.DELETE("/grants/:id", s.removeGrant, s.adminOnly)
 
-	mcpHandler := echo.WrapHandler(s.mcpHTTP())
+	mcpHandler := s.mcpRoute()
 	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete} {
 		e.Add(m, "/mcp", mcpHandler, s.authenticate, body)
 	}
@@ -152,35 +206,55 @@ func principalOf(c echo.Context) citebook.Principal {
 	return p
 }
 
-// authenticate resolves the bearer token to a principal and applies the
-// per-token rate limit. Without a token only the configured local principal
-// (zero-config loopback mode) is accepted.
+// authenticate resolves the bearer token to a principal, applies the
+// browser origin rules (origin.go) and the per-token rate limit. Without a
+// token only the zero-config local principal is accepted.
+//
+// Invariant: a request runs as a principal only with a valid token, or
+// without one while zero-config mode is on (no token ever created, loopback
+// Host, not a cross-origin browser request). A client address or secret that
+// has failed too often is answered 429 before its token is even checked, so
+// guessing runs at AuthFailRate, not at the server's speed.
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		req := c.Request()
 		var (
-			key string
-			p   citebook.Principal
+			key   string
+			p     citebook.Principal
+			local bool
 		)
 		h := req.Header.Get(echo.HeaderAuthorization)
 		scheme, secret, _ := strings.Cut(h, " ")
+		secret = strings.TrimSpace(secret)
+		lp, _ := c.Get(localKey).(*citebook.Principal)
 		switch {
-		case h == "" && s.cfg.LocalPrincipal != nil:
-			key, p = "local", *s.cfg.LocalPrincipal
+		case h == "" && lp != nil:
+			key, p, local = "local", *lp, true
 		case h == "":
 			return citebook.Errorf(citebook.EUNAUTHORIZED, "missing bearer token (create one with: citebook tokens create)")
-		case !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(secret) == "":
-			return citebook.Errorf(citebook.EUNAUTHORIZED, "the Authorization header must be: Bearer <token>")
 		default:
+			failKeys := []string{"addr:" + clientNet(c.RealIP()), "secret:" + secretKey(secret)}
+			if wait, ok := s.failures.unblocked(failKeys...); !ok {
+				return tooMany(c, wait, "too many failed authentications")
+			}
 			var err error
-			key, p, err = s.cfg.Tokens.Verify(req.Context(), strings.TrimSpace(secret))
+			if !strings.EqualFold(scheme, "Bearer") || secret == "" {
+				err = citebook.Errorf(citebook.EUNAUTHORIZED, "the Authorization header must be: Bearer <token>")
+			} else {
+				key, p, err = s.cfg.Tokens.Verify(req.Context(), secret)
+			}
 			if err != nil {
+				if citebook.ErrorCode(err) == citebook.EUNAUTHORIZED {
+					s.failures.fail(failKeys...)
+				}
 				return err
 			}
 		}
+		if err := s.checkOrigin(req, local); err != nil {
+			return err
+		}
 		if wait, ok := s.limits.allow(key); !ok {
-			c.Response().Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-			return citebook.Errorf(citebook.ERATELIMIT, "too many requests; retry in %s", wait.Round(time.Second))
+			return tooMany(c, wait, "too many requests")
 		}
 		c.Set(principalKey, p)
 		c.SetRequest(req.WithContext(withPrincipal(req.Context(), key, p)))
@@ -231,7 +305,34 @@ func principalFromContext(ctx context.Context) (ctxPrincipal, bool) {
 	return v, ok
 }
 
-// limiters holds one token bucket per token key.
+// tooMany answers 429 with Retry-After in whole seconds.
+func tooMany(c echo.Context, wait time.Duration, what string) error {
+	c.Response().Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+	return citebook.Errorf(citebook.ERATELIMIT, "%s; retry in %s", what, wait.Round(time.Second))
+}
+
+// clientNet is the rate-limit key of a client address: the IPv4 address,
+// or the /64 of an IPv6 one (one host usually holds the whole /64).
+func clientNet(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return ip
+	}
+	if a = a.Unmap(); a.Is6() {
+		p, _ := a.Prefix(64)
+		return p.String()
+	}
+	return a.String()
+}
+
+// secretKey names a presented secret in the failure limiter without keeping
+// the secret in memory.
+func secretKey(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:8])
+}
+
+// limiters holds one token bucket per key (a token, a client address).
 type limiters struct {
 	mu    sync.Mutex
 	r     rate.Limit
@@ -265,6 +366,55 @@ func (l *limiters) allow(key string) (time.Duration, bool) {
 		return max(d, time.Second), false
 	}
 	return 0, true
+}
+
+// maxLimiters bounds the buckets kept; above it, full (idle) buckets are
+// dropped, since a full bucket is the same as a new one.
+const maxLimiters = 10000
+
+// unblocked reports whether every key still has a token, without taking
+// one, or how long until they all do.
+func (l *limiters) unblocked(keys ...string) (time.Duration, bool) {
+	if l.r <= 0 {
+		return 0, true
+	}
+	now := time.Now()
+	var wait time.Duration
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, k := range keys {
+		if lim, ok := l.m[k]; ok {
+			if t := lim.TokensAt(now); t < 1 {
+				wait = max(wait, time.Duration((1-t)/float64(l.r)*float64(time.Second)), time.Second)
+			}
+		}
+	}
+	return wait, wait == 0
+}
+
+// fail takes a token from every key's bucket.
+func (l *limiters) fail(keys ...string) {
+	if l.r <= 0 {
+		return
+	}
+	now := time.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.m) >= maxLimiters {
+		for k, lim := range l.m {
+			if lim.TokensAt(now) >= float64(l.burst) {
+				delete(l.m, k)
+			}
+		}
+	}
+	for _, k := range keys {
+		lim, ok := l.m[k]
+		if !ok {
+			lim = rate.NewLimiter(l.r, l.burst)
+			l.m[k] = lim
+		}
+		lim.AllowN(now, 1)
+	}
 }
 
 func (s *Server) healthz(c echo.Context) error {

@@ -400,7 +400,7 @@ func TestLocalPrincipal(t *testing.T) {
 	var p citebook.Principal
 	require.NoError(t, json.Unmarshal(data, &p))
 	require.Equal(t, local, p)
-	res, _ = e.do(t, "revoked", "GET", "/v1/me", nil)
+	res, _ = send(t, e.http.URL, "cb_not-a-token", "GET", "/v1/me", nil)
 	require.Equal(t, 401, res.StatusCode)
 
 	e = newEnv(t, envOpts{})
@@ -513,7 +513,11 @@ func TestReadyAndMetrics(t *testing.T) {
 	e.do(t, "reader", "POST", "/v1/ask", strings.NewReader(`{"question":"attributes"}`))
 	e.do(t, "reader", "POST", "/v1/ask", strings.NewReader(`{"question":"zzzqqqxxy"}`))
 	e.do(t, "reader", "GET", "/v1/books/walden", nil)
-	res, data = e.do(t, "", "GET", "/metrics", nil)
+	res, _ = e.do(t, "", "GET", "/metrics", nil)
+	require.Equal(t, 401, res.StatusCode, "metrics need a token")
+	res, _ = e.do(t, "reader", "GET", "/metrics", nil)
+	require.Equal(t, 403, res.StatusCode, "metrics are for admins")
+	res, data = e.do(t, "admin", "GET", "/metrics", nil)
 	require.Equal(t, 200, res.StatusCode)
 	m := string(data)
 	for _, want := range []string{

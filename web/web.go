@@ -11,6 +11,7 @@ import (
 	"io"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/acl"
 	"github.com/citebook/citebook/qa"
 )
 
@@ -91,6 +92,21 @@ type Previewer interface {
 // key identifies the token for rate limiting without holding the secret.
 type TokenVerifier interface {
 	Verify(ctx context.Context, secret string) (key string, p citebook.Principal, err error)
+	// AnyIssued reports whether a token has ever been created, revoked
+	// ones included; from then on zero-config mode stays off.
+	AnyIssued(ctx context.Context) (bool, error)
+}
+
+// GrantManager manages the ACL grants of a tenant (acl.Manager implements
+// it); grants apply from the next request on.
+type GrantManager interface {
+	// Add validates and stores a grant: invalid when malformed, not_found
+	// for an unknown book or chapter.
+	Add(ctx context.Context, g acl.Grant) (acl.Grant, error)
+	// List returns the tenant's grants, only bookID's when it is not empty.
+	List(ctx context.Context, tenant, bookID string) ([]acl.Grant, error)
+	// Remove deletes a grant of the tenant; not_found otherwise.
+	Remove(ctx context.Context, tenant string, id int64) error
 }
 
 // Check is one readiness probe (database, vector store).

@@ -36,8 +36,14 @@ type appOptions struct {
 	EmbedKey         string        // from CITEBOOK_EMBED_KEY only, never a flag (flags show in ps)
 	Reembed          bool          // let the builder switch the library to this embedder
 	ParseTimeout     time.Duration // bound on parsing one book (0: the ingest default)
+	BatchSize        int           // chunks per recorded index batch (0: the builder's default)
 	OCRLanguages     string        // Tesseract language data for scanned PDFs ("eng", "eng+chi_sim")
 }
+
+// failPointKey carries a builder fail point hook (index.BuilderOptions
+// FailPoint) in a command's context; only the crash tests set one, to kill
+// the process at a named step.
+type failPointKey struct{}
 
 // defaultAppOptions reads the environment defaults.
 func defaultAppOptions() appOptions {
@@ -116,6 +122,7 @@ func openApp(ctx context.Context, o appOptions) (_ *app, err error) {
 		return nil, err
 	}
 	a.closers = append(a.closers, a.Meta.Close)
+	recoverJobs(ctx, a.Meta, a.Log)
 	// Before the stores load, so a change committed meanwhile is reloaded.
 	if a.Follow, err = index.NewFollower(ctx, a.Meta, a.Log); err != nil {
 		return nil, err
@@ -181,8 +188,10 @@ func openApp(ctx context.Context, o appOptions) (_ *app, err error) {
 		a.Follow.Follow(r)
 	}
 
+	fp, _ := ctx.Value(failPointKey{}).(func(string))
 	a.Builder = index.NewBuilder(a.Meta, a.Vectors, a.Lexical, a.Embed, index.BuilderOptions{
-		Reembed: o.Reembed, Logger: a.Log, Parse: a.parser()})
+		Reembed: o.Reembed, Logger: a.Log, Parse: a.parser(),
+		BatchSize: o.BatchSize, FailPoint: fp})
 	return a, nil
 }
 
@@ -223,5 +232,20 @@ func (a *app) parser() func(ctx context.Context, path string) (*ingest.Document,
 		return ingest.ParseOptions{Limits: limits, OCR: tess, Progress: func(done, total int) {
 			a.Log.InfoContext(ctx, "OCR", "file", filepath.Base(path), "pages_done", done, "pages", total)
 		}}.ParseFile(ctx, path)
+	}
+}
+
+// recoverJobs marks abandoned the index jobs whose process was killed, so
+// no command shows them running forever; every command opening a library
+// runs it. Failing to is logged, not fatal: the builder checks again before
+// it builds a book.
+func recoverJobs(ctx context.Context, meta index.Meta, log *slog.Logger) {
+	dead, err := index.RecoverJobs(ctx, meta, "")
+	for _, j := range dead {
+		log.WarnContext(ctx, "index job abandoned: its process ended without finishing", "job", j.ID, "book", j.BookID,
+			"version", j.Version, "owner", j.Owner.String())
+	}
+	if err != nil {
+		log.WarnContext(ctx, "cannot check for abandoned index jobs", "err", err)
 	}
 }

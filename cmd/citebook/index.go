@@ -68,6 +68,7 @@ chunks, embedded, upserted, deleted).`,
 	fs.BoolVar(&f.app.Reembed, "reembed", false, "switch the library to this embedder, re-embedding the book")
 	fs.BoolVar(&f.json, "json", false, "print results as JSON")
 	fs.DurationVar(&f.deadline, "deadline", index.DefaultJobDeadline, "longest one book's job may run before it is cancelled and fails")
+	fs.IntVar(&f.app.BatchSize, "batch-size", 0, "chunks per recorded batch, the unit of progress and --resume (default 200)")
 	return cmd
 }
 
@@ -156,8 +157,17 @@ func runVerify(cmd *cobra.Command, a *app, bookID string, f *indexFlags) error {
 		return err
 	}
 	out := cmd.OutOrStdout()
+	// Drift left unrepaired fails the command in both modes, so scripts
+	// reading the JSON report can trust the exit status too.
+	drift := citebook.Errorf(citebook.ECONFLICT, "stores differ from the metadata of %s", bookID)
 	if f.json {
-		return json.NewEncoder(out).Encode(rep)
+		if err := json.NewEncoder(out).Encode(rep); err != nil {
+			return err
+		}
+		if !rep.OK() && !rep.Repaired {
+			return drift
+		}
+		return nil
 	}
 	fmt.Fprintf(out, "verify %s v%d: %d chunks expected; vector store: %d missing, %d extra; lexical index: %d missing, %d extra",
 		rep.BookID, rep.Version, rep.Expected, len(rep.Vector.Missing), len(rep.Vector.Extra),
@@ -169,7 +179,7 @@ func runVerify(cmd *cobra.Command, a *app, bookID string, f *indexFlags) error {
 		fmt.Fprintln(out, " — repaired")
 	default:
 		fmt.Fprintln(out, " — run with --repair to fix")
-		return citebook.Errorf(citebook.ECONFLICT, "stores differ from the metadata of %s", bookID)
+		return drift
 	}
 	return nil
 }

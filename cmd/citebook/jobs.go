@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -42,6 +43,7 @@ func newJobsCmd() *cobra.Command {
 			return err
 		}
 		defer db.Close()
+		recoverJobs(ctx, db, slog.Default())
 		jobs, err := db.Jobs(ctx, book)
 		if err != nil {
 			return err
@@ -90,7 +92,10 @@ func printJobs(w io.Writer, views []jobView) {
 	tw.Flush()
 	for _, v := range views {
 		if v.Error != "" {
-			fmt.Fprintf(w, "job %d failed: %s\n", v.ID, v.Error)
+			fmt.Fprintf(w, "job %d %s: %s\n", v.ID, v.Status, v.Error)
+		}
+		if v.SupersededBy != 0 {
+			fmt.Fprintf(w, "job %d was superseded by job %d\n", v.ID, v.SupersededBy)
 		}
 		if o := v.OCR; o != nil {
 			fmt.Fprintf(w, "job %d: OCR read %d of %d image-only pages\n", v.ID, o.Read, o.Pages)

@@ -45,7 +45,7 @@ func commands() []*cobra.Command {
 	return []*cobra.Command{
 		newIndexCmd(), newJobsCmd(),
 		newParseCmd(), newAskCmd(),
-		newServeCmd(), newTokensCmd(),
+		newServeCmd(), newTokensCmd(), newGrantsCmd(),
 		newEvalCmd(),
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -42,6 +43,7 @@ type serveFlags struct {
 	pprof     string
 	workers   int
 	deadline  time.Duration
+	cors      []string
 }
 
 func newServeCmd() *cobra.Command {
@@ -54,11 +56,15 @@ MCP over streamable HTTP at /mcp, Prometheus metrics at /metrics, and the
 reader page at /.
 
 Every request needs "Authorization: Bearer <token>" (citebook tokens create).
-Zero-config mode: when no token exists yet and --addr is a loopback address
-(127.0.0.1:8080, localhost:8080, [::1]:8080), requests without a token run
-as the local admin --tenant/--user, so a fresh install is usable from the
-same machine; the log says so. On any other address, or once a token
-exists, a token is always required.
+Zero-config mode: while no token has ever been created and --addr is a
+loopback address (127.0.0.1:8080, localhost:8080, [::1]:8080), requests
+without a token run as the local admin --tenant/--user, so a fresh install
+is usable from the same machine; the log says so. In this mode only
+loopback Host names and same-origin browser requests are answered. The
+first token created (even by another process, even while serving) turns
+the mode off for good, also after every token is revoked. On any other
+address a token is always required. Browser pages of other origins may use
+the API with a token only when listed with --cors-origin.
 
 With --mcp-stdio, serve speaks MCP on stdin/stdout instead (for desktop
 agents), as the principal of --token or of --tenant/--user/--groups/--admin.`,
@@ -81,6 +87,7 @@ agents), as the principal of --token or of --tenant/--user/--groups/--admin.`,
 	fs.IntVar(&f.workers, "index-workers", 2, "index jobs run at once (a job running over a minute stops counting, so small books never wait behind a huge one)")
 	fs.DurationVar(&f.deadline, "job-deadline", index.DefaultJobDeadline, "longest an index job may run before it is cancelled and fails")
 	fs.StringVar(&f.pprof, "pprof", "", "serve net/http/pprof on this loopback address, e.g. 127.0.0.1:6060 (profiling)")
+	fs.StringSliceVar(&f.cors, "cors-origin", envList("CITEBOOK_CORS_ORIGINS"), "browser origins allowed to call the API with a token, e.g. https://app.example.com (env CITEBOOK_CORS_ORIGINS, comma-separated)")
 	return cmd
 }
 
@@ -113,7 +120,8 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		Library: a.Meta, Indexer: runner, Asker: pipeline, Searcher: pipeline,
 		Previewer: previewer{tok: tok, opts: ingest.DefaultChunkOptions(), limits: ingest.Limits{Timeout: a.Opts.ParseTimeout}},
 		ACL:       acl.NewResolver(a.Meta, acl.NewStore(a.Meta.SQL()), a.Meta),
-		Tokens:    tokens, DataDir: a.Opts.Data, MaxUpload: f.maxUpload,
+		Grants:    acl.NewManager(acl.NewStore(a.Meta.SQL()), a.Meta, a.Meta), CORSOrigins: f.cors,
+		Tokens: tokens, DataDir: a.Opts.Data, MaxUpload: f.maxUpload,
 		RatePerToken: rate.Limit(f.rate), RateBurst: f.burst, Registry: reg, Logger: a.Log,
 		Ready: map[string]web.Check{
 			"metadata": func(ctx context.Context) error {
@@ -153,15 +161,21 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		return nil
 	}
 
+	issued, err := tokens.AnyIssued(ctx)
+	if err != nil {
+		return err
+	}
 	active, err := tokens.Active(ctx)
 	if err != nil {
 		return err
 	}
 	switch {
-	case active == 0 && isLoopback(f.addr):
+	case !issued && isLoopback(f.addr):
+		// The server re-checks per request: a token created later, by any
+		// process, ends the mode at once.
 		local.Groups, local.Admin = nil, true
 		cfg.LocalPrincipal = &local
-		a.Log.Warn("zero-config mode: no API tokens exist and the server is bound to loopback, so requests without a token run as the local admin; create a token to turn this off",
+		a.Log.Warn("zero-config mode: no API token has been created and the server is bound to loopback, so requests without a token from this machine run as the local admin; creating a token turns this off for good",
 			"tenant", local.Tenant, "user", local.User, "addr", f.addr)
 	case active == 0:
 		a.Log.Warn("no API tokens exist and the server is not bound to loopback: every request will be refused until you run `citebook tokens create`",
@@ -245,4 +259,15 @@ func isLoopback(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// envList splits a comma-separated environment variable; nil when unset.
+func envList(key string) []string {
+	var out []string
+	for _, v := range strings.Split(os.Getenv(key), ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }

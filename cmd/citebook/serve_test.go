@@ -85,8 +85,9 @@ func TestTokensCommand(t *testing.T) {
 
 // TestServeZeroConfigAndShutdown starts `citebook serve` on a fresh library
 // bound to loopback: without tokens a request needs none (zero-config),
-// once a token exists a restarted server requires it, and cancelling the
-// context shuts the server down cleanly.
+// once a token is created — while the server runs — every request needs
+// one, also after that token is revoked and the server restarted, and
+// cancelling the context shuts the server down cleanly.
 func TestServeZeroConfigAndShutdown(t *testing.T) {
 	data := t.TempDir()
 	serve := func() (string, context.CancelFunc, chan error) {
@@ -131,15 +132,41 @@ func TestServeZeroConfigAndShutdown(t *testing.T) {
 	res.Body.Close()
 	require.Equal(t, 200, res.StatusCode)
 	require.Equal(t, citebook.Principal{Tenant: "default", User: "local", Admin: true}, p)
-	stop(cancel, done)
 
+	// DNS rebinding: the same server under another host name is refused.
+	req, err := http.NewRequest("GET", base+"/v1/me", nil)
+	require.NoError(t, err)
+	req.Host = "evil.example"
+	res, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, 403, res.StatusCode)
+
+	// A token created by another command, on its own connection to the
+	// library, ends zero-config mode in the running server (issue 10, 9).
 	_, err = runTokens(t, "create", "--data", data, "--user", "alice")
 	require.NoError(t, err)
+	res, err = http.Get(base + "/v1/me")
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, 401, res.StatusCode, "zero-config is off without a restart")
+	out, err := runTokens(t, "list", "--data", data, "--json")
+	require.NoError(t, err)
+	var list []auth.Token
+	require.NoError(t, json.Unmarshal([]byte(out), &list))
+	_, err = runTokens(t, "revoke", "--data", data, list[0].ID)
+	require.NoError(t, err)
+	res, err = http.Get(base + "/v1/me")
+	require.NoError(t, err)
+	res.Body.Close()
+	require.Equal(t, 401, res.StatusCode, "revoking every token does not reopen the server")
+	stop(cancel, done)
+
 	base, cancel, done = serve()
 	res, err = http.Get(base + "/v1/me")
 	require.NoError(t, err)
 	res.Body.Close()
-	require.Equal(t, 401, res.StatusCode, "a token exists: zero-config is off")
+	require.Equal(t, 401, res.StatusCode, "nor does a restart: a token was once created")
 	stop(cancel, done)
 }
 

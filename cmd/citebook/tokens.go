@@ -25,7 +25,11 @@ func newTokensCmd() *cobra.Command {
 		Long: `Tokens authenticate requests to citebook serve (HTTP API and MCP). A token
 maps to a principal: tenant, user, groups and whether it is a tenant admin
 (admins upload, index and delete books). The token is printed once at
-creation; only its sha256 is stored.`,
+creation; only its sha256 is stored.
+
+Creating the first token ends serve's zero-config mode for good — at once,
+also in a server that is already running — and revoking every token does
+not bring it back: from then on every request needs a token.`,
 	}
 	cmd.PersistentFlags().StringVar(&data, "data", data, "library directory (env CITEBOOK_DATA)")
 

@@ -457,6 +457,24 @@ func (x *Index) IDs(ctx context.Context, bookID string) ([]string, error) {
 	return ids, nil
 }
 
+// Get returns indexed chunks by ID with their lifespans, in no set order;
+// unknown IDs are skipped. The builder checks a version is complete here
+// before it switches a book to it.
+func (x *Index) Get(ctx context.Context, ids []string) ([]citebook.Chunk, error) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.closed {
+		return nil, errClosed()
+	}
+	out := make([]citebook.Chunk, 0, len(ids))
+	for _, id := range ids {
+		if r, ok := x.byID[id]; ok && !x.rows[r].dead {
+			out = append(out, x.rows[r].chunk.Clone())
+		}
+	}
+	return out, nil
+}
+
 // Search returns the k best BM25 matches for query among the chunks f
 // admits, best first.
 func (x *Index) Search(ctx context.Context, query string, f citebook.Filter, k int) ([]citebook.Hit, error) {

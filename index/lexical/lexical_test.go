@@ -229,6 +229,18 @@ func TestPersistReplaceRetireDelete(t *testing.T) {
 	hits, err = x.Search(ctx, "starbuck", f1, 5)
 	require.NoError(t, err)
 	require.Empty(t, hits)
+
+	// Get returns what is stored with its lifespan, and skips deleted and
+	// unknown IDs, so the builder can check a version before serving it.
+	cs, err := x.Get(ctx, []string{"2", "3", "1", "missing"})
+	require.NoError(t, err)
+	require.Len(t, cs, 2)
+	slices.SortFunc(cs, func(a, b citebook.Chunk) int { return strings.Compare(a.ID, b.ID) })
+	require.Equal(t, "rachel searches", cs[0].Text)
+	require.True(t, cs[0].VisibleIn(2))
+	require.Equal(t, 2, cs[1].Retired)
+	require.False(t, cs[1].VisibleIn(2))
+	require.True(t, cs[1].VisibleIn(1))
 }
 
 // Deleting and replacing most of a book compacts the postings; ranking and

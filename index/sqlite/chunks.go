@@ -4,7 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
+	"slices"
 
 	"github.com/citebook/citebook"
 )
@@ -158,23 +158,50 @@ func (d *DB) ChunksByID(ctx context.Context, ids []string) ([]citebook.Chunk, er
 	return out, err
 }
 
-// Neighbours returns the chunk and up to n chunks on each side of it in its
-// book's served version, in reading order, so an answer can show context
-// around a passage. An unknown chunk is ENOTFOUND.
-func (d *DB) Neighbours(ctx context.Context, chunkID string, n int) ([]citebook.Chunk, error) {
-	var bookID string
-	var ordinal int
-	err := d.db.QueryRowContext(ctx, `SELECT r.book_id, r.ordinal FROM chunks r`+activeJoin+`AND r.id=?`, chunkID).
-		Scan(&bookID, &ordinal)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, citebook.Errorf(citebook.ENOTFOUND, "chunk %q not found", chunkID)
-	} else if err != nil {
-		return nil, unavailable(err, "read chunk")
-	}
+// Neighbours returns, for each chunk ID, the chunk and up to n chunks on
+// each side of it in its book's served version, in reading order, so an
+// answer can show context around a passage. It is one query per 500 IDs
+// (SQLite's variable limit), not two per chunk, so expanding a question's
+// chunks is one round trip. IDs unknown in the served version are absent.
+func (d *DB) Neighbours(ctx context.Context, ids []string, n int) (map[string][]citebook.Chunk, error) {
 	n = max(n, 0)
-	return queryAll(ctx, d.db, "read neighbours", scanChunk, `SELECT `+chunkCols+` FROM chunks r`+activeJoin+
-		`AND r.book_id=? AND r.ordinal BETWEEN ? AND ? ORDER BY r.ordinal`, bookID, ordinal-n, ordinal+n)
+	out := make(map[string][]citebook.Chunk, len(ids))
+	// Distinct IDs, so one split across two queries is not expanded twice.
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	err := chunked(ids, func(part []string) error {
+		ph, args := placeholders(part)
+		// c holds each asked chunk's served position; the outer join reads
+		// the served rows of the same book within n ordinals of it.
+		rows, err := d.db.QueryContext(ctx, `WITH c AS (SELECT r.id, r.book_id, r.ordinal FROM chunks r`+activeJoin+
+			`AND r.id IN (`+ph+`))
+			SELECT c.id, `+chunkCols+` FROM c JOIN chunks r ON r.book_id = c.book_id
+			AND r.ordinal BETWEEN c.ordinal - ? AND c.ordinal + ?`+activeJoin+`ORDER BY c.id, r.ordinal`,
+			append(args, n, n)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			c, err := scanChunk(scanFunc(func(dest ...any) error { return rows.Scan(append([]any{&id}, dest...)...) }))
+			if err != nil {
+				return err
+			}
+			out[id] = append(out[id], c)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, unavailable(err, "read neighbours")
+	}
+	return out, nil
 }
+
+// scanFunc adapts a closure to scanner, so a row with leading columns of
+// its own can still be scanned by scanChunk.
+type scanFunc func(dest ...any) error
+
+func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
 
 // IncrementHits counts one more retrieval for each chunk, so popular
 // passages can be found and cached.

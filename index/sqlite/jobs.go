@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
@@ -21,14 +22,20 @@ func (d *DB) CreateJob(ctx context.Context, j *index.Job) error {
 		started = now()
 		j.Started = parseTime(started)
 	}
+	if j.Heartbeat.IsZero() {
+		j.Heartbeat = j.Started
+	}
+	status, abandoned := jobStatus(j.Status)
 	ocr := ""
 	if j.OCR != nil {
 		ocr = jsonText(j.OCR)
 	}
-	res, err := d.db.ExecContext(ctx, `INSERT INTO jobs (book_id, version, status, started, finished, error,
-		chunks, embedded, upserted, deleted, ocr) VALUES (?,?,?,?,?,?,?,?,?,?,?)`,
-		j.BookID, j.Version, string(j.Status), started, fmtTime(j.Finished), j.Error,
-		j.Chunks, j.Embedded, j.Upserted, j.Deleted, ocr)
+	res, err := d.db.ExecContext(ctx, `INSERT INTO jobs (book_id, version, status, abandoned, started, finished, error,
+		chunks, embedded, upserted, deleted, host, pid, pid_start, heartbeat, superseded_by, ocr)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		j.BookID, j.Version, status, abandoned, started, fmtTime(j.Finished), j.Error,
+		j.Chunks, j.Embedded, j.Upserted, j.Deleted, j.Owner.Host, j.Owner.PID, j.Owner.Start,
+		fmtTime(j.Heartbeat), j.SupersededBy, ocr)
 	if err != nil {
 		return unavailable(err, "create job")
 	}
@@ -36,11 +43,13 @@ func (d *DB) CreateJob(ctx context.Context, j *index.Job) error {
 	return unavailable(err, "create job")
 }
 
-// UpdateJob saves a job's status, error, counts and finish time.
+// UpdateJob saves a job's status, error, counts, finish time and
+// superseding job.
 func (d *DB) UpdateJob(ctx context.Context, j index.Job) error {
-	res, err := d.db.ExecContext(ctx, `UPDATE jobs SET status=?, finished=?, error=?, chunks=?, embedded=?,
-		upserted=?, deleted=? WHERE id=?`, string(j.Status), fmtTime(j.Finished), j.Error,
-		j.Chunks, j.Embedded, j.Upserted, j.Deleted, j.ID)
+	status, abandoned := jobStatus(j.Status)
+	res, err := d.db.ExecContext(ctx, `UPDATE jobs SET status=?, abandoned=?, finished=?, error=?, chunks=?, embedded=?,
+		upserted=?, deleted=?, superseded_by=? WHERE id=?`, status, abandoned, fmtTime(j.Finished), j.Error,
+		j.Chunks, j.Embedded, j.Upserted, j.Deleted, j.SupersededBy, j.ID)
 	if err != nil {
 		return unavailable(err, "update job")
 	}
@@ -49,19 +58,41 @@ func (d *DB) UpdateJob(ctx context.Context, j index.Job) error {
 	})
 }
 
-const jobCols = `id, book_id, version, status, started, finished, error, chunks, embedded, upserted, deleted, ocr`
+// TouchJob records that a running job's process is alive at t.
+func (d *DB) TouchJob(ctx context.Context, id int64, t time.Time) error {
+	_, err := d.db.ExecContext(ctx, `UPDATE jobs SET heartbeat=? WHERE id=? AND status='running'`, fmtTime(t), id)
+	return unavailable(err, "touch job")
+}
+
+// jobStatus is how a status is stored: the status column's CHECK predates
+// abandoned jobs, which are stored as failed with the abandoned flag (so the
+// migration only adds columns).
+func jobStatus(s index.JobStatus) (status string, abandoned bool) {
+	if s == index.JobAbandoned {
+		return string(index.JobFailed), true
+	}
+	return string(s), false
+}
+
+const jobCols = `id, book_id, version, status, abandoned, started, finished, error, chunks, embedded, upserted, deleted,
+	host, pid, pid_start, heartbeat, superseded_by, ocr`
 
 func scanJob(sc scanner) (index.Job, error) {
 	var j index.Job
-	var status, started, finished, ocr string
-	err := sc.Scan(&j.ID, &j.BookID, &j.Version, &status, &started, &finished, &j.Error,
-		&j.Chunks, &j.Embedded, &j.Upserted, &j.Deleted, &ocr)
+	var status, started, finished, heartbeat, ocr string
+	var abandoned bool
+	err := sc.Scan(&j.ID, &j.BookID, &j.Version, &status, &abandoned, &started, &finished, &j.Error,
+		&j.Chunks, &j.Embedded, &j.Upserted, &j.Deleted,
+		&j.Owner.Host, &j.Owner.PID, &j.Owner.Start, &heartbeat, &j.SupersededBy, &ocr)
+	j.Status = index.JobStatus(status)
+	if abandoned {
+		j.Status = index.JobAbandoned
+	}
+	j.Started, j.Finished, j.Heartbeat = parseTime(started), parseTime(finished), parseTime(heartbeat)
 	if err == nil && ocr != "" {
 		j.OCR = &citebook.OCRReport{}
 		err = json.Unmarshal([]byte(ocr), j.OCR)
 	}
-	j.Status = index.JobStatus(status)
-	j.Started, j.Finished = parseTime(started), parseTime(finished)
 	return j, err
 }
 

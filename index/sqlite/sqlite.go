@@ -255,6 +255,18 @@ func (d *DB) DeleteBook(ctx context.Context, id string) error {
 	})
 }
 
+// Deactivate stops serving a book: readers resolve no version of it until a
+// build activates one. A missing book is ENOTFOUND.
+func (d *DB) Deactivate(ctx context.Context, id string) error {
+	res, err := d.db.ExecContext(ctx, `UPDATE books SET active_version=0 WHERE id=?`, id)
+	if err != nil {
+		return unavailable(err, "deactivate book")
+	}
+	return affected(res, "deactivate book", func() error {
+		return citebook.Errorf(citebook.ENOTFOUND, "book %q not found", id)
+	})
+}
+
 // ---- versions ----
 
 // Versions lists a book's versions, oldest first.
@@ -309,11 +321,14 @@ func (d *DB) SetVersionStatus(ctx context.Context, bookID string, version int, s
 
 // Activate completes a version and makes it the one readers are served, in
 // one transaction: before it commits every reader resolves the old version,
-// after it the new one. A failed version cannot be activated.
+// after it the new one. A failed version cannot be activated, nor one whose
+// chunk rows (counted inside the transaction) are not the number its build
+// recorded, so a version is never served with rows missing.
 func (d *DB) Activate(ctx context.Context, bookID string, version int) error {
 	return d.inTx(ctx, "activate version", func(tx *sql.Tx) error {
 		var status string
-		err := tx.QueryRowContext(ctx, `SELECT status FROM versions WHERE book_id=? AND number=?`, bookID, version).Scan(&status)
+		var want int
+		err := tx.QueryRowContext(ctx, `SELECT status, chunks FROM versions WHERE book_id=? AND number=?`, bookID, version).Scan(&status, &want)
 		if errors.Is(err, sql.ErrNoRows) {
 			return citebook.Errorf(citebook.ENOTFOUND, "version %d of book %q not found", version, bookID)
 		} else if err != nil {
@@ -321,6 +336,15 @@ func (d *DB) Activate(ctx context.Context, bookID string, version int) error {
 		}
 		if citebook.VersionStatus(status) == citebook.VersionFailed {
 			return citebook.Errorf(citebook.ECONFLICT, "version %d of book %q failed and cannot be served", version, bookID)
+		}
+		var have int
+		if err := tx.QueryRowContext(ctx, `SELECT count(DISTINCT id) FROM chunks WHERE book_id=? AND`+visibleAt,
+			bookID, version, version).Scan(&have); err != nil {
+			return err
+		}
+		if have != want {
+			return citebook.Errorf(citebook.ECONFLICT, "version %d of book %q has %d of its %d chunks in the metadata and cannot be served",
+				version, bookID, have, want)
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE versions SET status='completed', error='', completed=? WHERE book_id=? AND number=?`,
 			now(), bookID, version); err != nil {

@@ -92,6 +92,13 @@ func TestVersionsAndActivate(t *testing.T) {
 	require.Equal(t, citebook.ENOTFOUND, citebook.ErrorCode(db.CreateVersion(ctx, citebook.Version{BookID: "nope", Number: 1})))
 
 	require.NoError(t, db.SetVersionStatus(ctx, "b", 1, citebook.VersionIndexing, ""))
+	require.NoError(t, db.SaveChunks(ctx, []citebook.Chunk{chunk("x", 1, 0, "p")}))
+	err := db.Activate(ctx, "b", 1)
+	require.Equal(t, citebook.ECONFLICT, citebook.ErrorCode(err), "a version missing chunk rows is never served: %v", err)
+	b, err := db.Book(ctx, "b")
+	require.NoError(t, err)
+	require.Zero(t, b.Active)
+	require.NoError(t, db.SaveChunks(ctx, []citebook.Chunk{chunk("y", 1, 1, "p"), chunk("z", 1, 2, "p")}))
 	require.NoError(t, db.Activate(ctx, "b", 1))
 	require.NoError(t, db.CreateVersion(ctx, citebook.Version{BookID: "b", Number: 2, ContentHash: "h2"}))
 	require.NoError(t, db.SetVersionStatus(ctx, "b", 2, citebook.VersionFailed, "embedder down"))
@@ -109,7 +116,7 @@ func TestVersionsAndActivate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) { require.Equal(t, tt.code, citebook.ErrorCode(tt.err)) })
 	}
 
-	b, err := db.Book(ctx, "b")
+	b, err = db.Book(ctx, "b")
 	require.NoError(t, err)
 	require.Equal(t, 1, b.Active, "a failed build must leave the previous version served")
 	vs, err := db.Versions(ctx, "b")
@@ -150,12 +157,12 @@ func TestChunkVersions(t *testing.T) {
 	ctx := context.Background()
 	db := open(t)
 	require.NoError(t, db.PutBook(ctx, citebook.Book{ID: "b", Tenant: "t"}))
-	require.NoError(t, db.CreateVersion(ctx, citebook.Version{BookID: "b", Number: 1}))
+	require.NoError(t, db.CreateVersion(ctx, citebook.Version{BookID: "b", Number: 1, Chunks: 4}))
 	require.NoError(t, db.SaveParents(ctx, 1, []citebook.Parent{{ID: "p1", BookID: "b", Ordinal: 0, Text: "P1 v1"}, {ID: "p2", BookID: "b", Ordinal: 1, Text: "P2"}}))
 	require.NoError(t, db.SaveChunks(ctx, []citebook.Chunk{chunk("a", 1, 0, "p1"), chunk("b", 1, 1, "p1"), chunk("c", 1, 2, "p2"), chunk("d", 1, 3, "p2")}))
 	require.NoError(t, db.Activate(ctx, "b", 1))
 
-	require.NoError(t, db.CreateVersion(ctx, citebook.Version{BookID: "b", Number: 2}))
+	require.NoError(t, db.CreateVersion(ctx, citebook.Version{BookID: "b", Number: 2, Chunks: 3}))
 	require.NoError(t, db.SaveParents(ctx, 2, []citebook.Parent{{ID: "p1", BookID: "b", Ordinal: 0, Text: "P1 v2"}}))
 	require.NoError(t, db.RetireParents(ctx, "b", []string{"p1", "p2"}, 2))
 	require.NoError(t, db.RetireChunks(ctx, "b", []string{"b", "c", "d"}, 2))
@@ -191,9 +198,9 @@ func TestChunkVersions(t *testing.T) {
 		}
 		p, err := db.Parent(ctx, "p1")
 		require.NoError(t, err)
-		n, err := db.Neighbours(ctx, "c", 1)
+		n, err := db.Neighbours(ctx, []string{"c"}, 1)
 		require.NoError(t, err)
-		return ordOfC, p.Text, ids(n)
+		return ordOfC, p.Text, ids(n["c"])
 	}
 	ord, ptext, ns := served()
 	require.Equal(t, 2, ord, "readers see version 1 placement until Activate")
@@ -207,8 +214,10 @@ func TestChunkVersions(t *testing.T) {
 	require.Equal(t, []string{"a", "c", "e"}, ns)
 	_, err := db.Parent(ctx, "p2")
 	require.Equal(t, citebook.ENOTFOUND, citebook.ErrorCode(err))
-	_, err = db.Neighbours(ctx, "d", 1)
-	require.Equal(t, citebook.ENOTFOUND, citebook.ErrorCode(err))
+	n, err := db.Neighbours(ctx, []string{"d", "e"}, 1)
+	require.NoError(t, err)
+	require.NotContains(t, n, "d", "a chunk retired in the served version has no neighbours")
+	require.Equal(t, []string{"c", "e"}, ids(n["e"]))
 
 	require.NoError(t, db.DeleteRetired(ctx, "b", 2))
 	var rows int

@@ -128,6 +128,17 @@ func (s *Store) Active(ctx context.Context) (int, error) {
 	return n, nil
 }
 
+// AnyIssued reports whether a token was ever created. Tokens are revoked,
+// never deleted, so the answer is persistent: once true, zero-config mode
+// stays off for this library, even after every token is revoked.
+func (s *Store) AnyIssued(ctx context.Context) (bool, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM api_tokens)`).Scan(&n); err != nil {
+		return false, citebook.Wrap(err, citebook.EUNAVAILABLE, "checking for API tokens")
+	}
+	return n == 1, nil
+}
+
 const tokenColumns = `id, tenant, user_name, groups, admin, created_at, revoked_at`
 
 func scanToken(row interface{ Scan(...any) error }) (Token, error) {

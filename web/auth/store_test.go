@@ -84,3 +84,22 @@ func TestCreateRejectsIncompletePrincipals(t *testing.T) {
 		require.Equal(t, citebook.EINVALID, citebook.ErrorCode(err), "%+v", p)
 	}
 }
+
+// TestAnyIssuedOutlivesRevocation: zero-config mode keys on AnyIssued, which
+// stays true once a token was created, even with every token revoked.
+func TestAnyIssuedOutlivesRevocation(t *testing.T) {
+	ctx := context.Background()
+	s := NewStore(openTestDB(t))
+	issued, err := s.AnyIssued(ctx)
+	require.NoError(t, err)
+	require.False(t, issued)
+	_, tok, err := s.Create(ctx, citebook.Principal{Tenant: "acme", User: "alice"})
+	require.NoError(t, err)
+	issued, err = s.AnyIssued(ctx)
+	require.NoError(t, err)
+	require.True(t, issued)
+	require.NoError(t, s.Revoke(ctx, tok.ID))
+	issued, err = s.AnyIssued(ctx)
+	require.NoError(t, err)
+	require.True(t, issued, "revoking every token does not turn zero-config back on")
+}
