@@ -41,7 +41,7 @@ func TestGeometryServedVersion(t *testing.T) {
 	require.NoError(t, err)
 	defer db.Close()
 	require.NoError(t, db.PutBook(ctx, citebook.Book{ID: "b", Tenant: "t"}))
-	require.NoError(t, db.CreateVersion(ctx, citebook.Version{BookID: "b", Number: 1}))
+	require.NoError(t, db.CreateVersion(ctx, citebook.Version{BookID: "b", Number: 1, Chunks: 2}))
 	require.NoError(t, db.SaveChunks(ctx, []citebook.Chunk{
 		{ID: "a", BookID: "b", Version: 1, Text: "hello world, printed", Geometry: sampleWords},
 		{ID: "plain", BookID: "b", Version: 1, Text: "no pages"},
