@@ -122,6 +122,33 @@ type Chunk struct {
 	Tenant       string     `json:"tenant,omitempty"`
 	Groups       []string   `json:"groups,omitempty"`
 	Embedding    string     `json:"embedding,omitempty"`
+	// Geometry places every word of Text on its printed page (PDF books
+	// only), so any quote can be drawn as boxes on the page image. Only the
+	// metadata store keeps it: it is large, and only citations need it.
+	Geometry []WordBox `json:"-"`
+}
+
+// Box is a rectangle on a physical page, as fractions of the page's width
+// and height with the origin at the top left, so it can be drawn over a page
+// image of any size.
+type Box struct {
+	Page int     `json:"page"`
+	X0   float64 `json:"x0"`
+	Y0   float64 `json:"y0"`
+	X1   float64 `json:"x1"`
+	Y1   float64 `json:"y1"`
+}
+
+// WordBox is where a word of a chunk's text is printed. Start and End are
+// byte offsets into the chunk text; words printed on the same line share
+// Line, so a quote's words can be merged into one box per line. OCR marks
+// words read from a page image rather than from the PDF's text layer.
+type WordBox struct {
+	Start int  `json:"start"`
+	End   int  `json:"end"`
+	Line  int  `json:"line"`
+	OCR   bool `json:"ocr,omitempty"`
+	Box
 }
 
 // HeadingString joins a heading path the way readers see it.
@@ -143,7 +170,10 @@ func PageAt(spans []PageSpan, off int) (int, string) {
 
 // Clone returns a copy of c that shares no slices with it, so a store that
 // keeps chunks in memory can hand them out without callers editing its copy.
+// The copy has no Geometry: stores that keep chunks in memory must not hold
+// a box per word, and citations read geometry from the metadata store.
 func (c Chunk) Clone() Chunk {
+	c.Geometry = nil
 	c.HeadingPath = slices.Clone(c.HeadingPath)
 	c.Pages = slices.Clone(c.Pages)
 	c.Groups = slices.Clone(c.Groups)
@@ -236,6 +266,11 @@ type Citation struct {
 	Quote       string   `json:"quote"`
 	CharStart   int      `json:"char_start"` // byte offsets of the quote inside the chunk text
 	CharEnd     int      `json:"char_end"`
+	// Boxes draw the quote on the page images, one per printed line and
+	// page; empty for reflowable books and books indexed before geometry
+	// was kept.
+	Boxes []Box `json:"boxes"`
+	OCR   bool  `json:"ocr,omitempty"` // the quoted text was read from a page image by OCR
 }
 
 // EmbeddingVersion identifies the model that produced a vector; vectors of
@@ -304,6 +339,22 @@ type Job struct {
 	Heartbeat time.Time `json:"heartbeat,omitzero"`
 	// SupersededBy is the job that resumed or replaced this unfinished one.
 	SupersededBy int64 `json:"superseded_by,omitempty"`
+	// OCR says which image-only pages of a scanned PDF were read by OCR and
+	// which failed.
+	OCR *OCRReport `json:"ocr,omitempty"`
+}
+
+// OCRReport says what OCR did while a book was parsed.
+type OCRReport struct {
+	Pages  int           `json:"pages"`            // image-only pages sent to OCR
+	Read   int           `json:"read"`             // of those, pages that yielded text
+	Failed []PageFailure `json:"failed,omitempty"` // pages OCR could not read, and why
+}
+
+// PageFailure is one page a parse could not read.
+type PageFailure struct {
+	Page  int    `json:"page"`
+	Error string `json:"error"`
 }
 
 // BookInput is one book to index. Tenant and Groups are copied to every

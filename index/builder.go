@@ -270,7 +270,7 @@ func (b *Builder) Index(ctx context.Context, in BookInput) (*JobResult, error) {
 		b.point(fpVersionCreated)
 	}
 
-	st.job = Job{BookID: in.BookID, Version: st.version, Status: JobRunning, Chunks: len(chunks), Owner: b.owner()}
+	st.job = Job{BookID: in.BookID, Version: st.version, Status: JobRunning, Chunks: len(chunks), Owner: b.owner(), OCR: doc.OCR}
 	if err := b.meta.CreateJob(ctx, &st.job); err != nil {
 		return nil, err
 	}

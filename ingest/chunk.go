@@ -83,11 +83,13 @@ type unit struct {
 }
 
 type chunker struct {
-	tok   *Tokenizer
-	opt   ChunkOptions
-	doc   *Document
-	full  string
-	pages []citebook.PageSpan // page starts as absolute offsets into full
+	tok      *Tokenizer
+	opt      ChunkOptions
+	doc      *Document
+	full     string
+	pages    []citebook.PageSpan // page starts as absolute offsets into full
+	words    []citebook.WordBox  // printed words, absolute offsets into full, in text order
+	nextLine int                 // first unused line number in words
 }
 
 // Split turns a parsed book into parents (one per section that has text)
@@ -109,6 +111,7 @@ func Split(doc *Document, bookID string, tok *Tokenizer, opt ChunkOptions) ([]ci
 				off += len(blockSep)
 			}
 			blocks = append(blocks, blockPos{off, off + len(b.Text)})
+			c.addWords(b.Geometry, off)
 			for _, p := range b.Pages {
 				printed := p.Printed
 				if printed == "" {
@@ -174,6 +177,7 @@ func Split(doc *Document, bookID string, tok *Tokenizer, opt ChunkOptions) ([]ci
 		ch.Language = detectLanguage(ch.Text, doc.Language)
 		ch.Pages = c.spans(ch.CharStart, ch.CharEnd)
 		ch.PageStart, ch.PrintedStart, ch.PageEnd, ch.PrintedEnd = c.pageRange(ch.CharStart, ch.CharEnd)
+		ch.Geometry = c.geometry(ch.CharStart, ch.CharEnd)
 	})
 
 	// IDs count repeats in document order, so they are assigned in one pass.

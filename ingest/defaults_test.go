@@ -28,7 +28,7 @@ func ParsePDF(ctx context.Context, r io.ReaderAt, size int64) (*Document, error)
 	l := DefaultLimits()
 	ctx, cancel := l.withDeadline(ctx)
 	defer cancel()
-	doc, err := parsePDF(ctx, r, size, l)
+	doc, err := parsePDF(ctx, r, size, l, ParseOptions{})
 	if err != nil && ctx.Err() != nil {
 		return nil, l.deadlineError(ctx)
 	}

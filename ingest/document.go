@@ -11,11 +11,12 @@ import "github.com/citebook/citebook"
 type Document struct {
 	Title    string
 	Format   citebook.Format
-	Language string         // BCP 47-ish tag detected from content ("en", "zh")
-	Pages    int            // physical pages; 0 for reflowable formats
-	Labels   []string       // printed page label per physical page (index page-1); "" when unknown
-	Outline  []OutlineEntry // the book's own table of contents, as found
-	Sections []Section      // reading order; a section with blocks becomes a parent
+	Language string              // BCP 47-ish tag detected from content ("en", "zh")
+	Pages    int                 // physical pages; 0 for reflowable formats
+	Labels   []string            // printed page label per physical page (index page-1); "" when unknown
+	Outline  []OutlineEntry      // the book's own table of contents, as found
+	Sections []Section           // reading order; a section with blocks becomes a parent
+	OCR      *citebook.OCRReport // what OCR read, when image-only pages were sent to it
 }
 
 // OutlineEntry is one entry of the book's table of contents.
@@ -39,6 +40,9 @@ type Section struct {
 type Block struct {
 	Text  string
 	Pages []citebook.PageSpan
+	// Geometry places the words of Text on their pages (PDF only), with
+	// offsets into Text and lines numbered within the block.
+	Geometry []citebook.WordBox
 }
 
 // Label returns the printed label of physical page p, or "" when unknown.

@@ -28,10 +28,15 @@ func ParseFile(ctx context.Context, path string) (*Document, error) {
 // decides between text formats. name is only used for its extension and in
 // messages. The parse stops at l.Timeout or when ctx ends.
 func (l Limits) Parse(ctx context.Context, name string, r io.ReaderAt, size int64) (*Document, error) {
-	l = l.withDefaults()
+	return ParseOptions{Limits: l}.Parse(ctx, name, r, size)
+}
+
+// Parse is Limits.Parse with the options' collaborators (OCR).
+func (o ParseOptions) Parse(ctx context.Context, name string, r io.ReaderAt, size int64) (*Document, error) {
+	l := o.limits()
 	ctx, cancel := l.withDeadline(ctx)
 	defer cancel()
-	doc, err := l.parse(ctx, name, r, size)
+	doc, err := o.parse(ctx, l, name, r, size)
 	if err != nil && ctx.Err() != nil {
 		// Whatever broke last, the deadline or the cancellation is the cause.
 		return nil, l.deadlineError(ctx)
@@ -39,7 +44,7 @@ func (l Limits) Parse(ctx context.Context, name string, r io.ReaderAt, size int6
 	return doc, err
 }
 
-func (l Limits) parse(ctx context.Context, name string, r io.ReaderAt, size int64) (*Document, error) {
+func (o ParseOptions) parse(ctx context.Context, l Limits, name string, r io.ReaderAt, size int64) (*Document, error) {
 	if size == 0 {
 		return nil, citebook.Errorf(citebook.EINVALID, "empty file")
 	}
@@ -56,7 +61,7 @@ func (l Limits) parse(ctx context.Context, name string, r io.ReaderAt, size int6
 	}
 	switch format {
 	case citebook.FormatPDF:
-		return parsePDF(ctx, r, size, l)
+		return parsePDF(ctx, r, size, l, o)
 	case citebook.FormatEPUB:
 		return parseEPUB(ctx, r, size, l)
 	}
@@ -73,6 +78,12 @@ func (l Limits) parse(ctx context.Context, name string, r io.ReaderAt, size int6
 
 // ParseFile parses the book at path within l.
 func (l Limits) ParseFile(ctx context.Context, path string) (*Document, error) {
+	return ParseOptions{Limits: l}.ParseFile(ctx, path)
+}
+
+// ParseFile parses the book at path with these options.
+func (o ParseOptions) ParseFile(ctx context.Context, path string) (*Document, error) {
+	o.path = path
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, citebook.Errorf(citebook.ENOTFOUND, "file not found: %s", path)
@@ -87,7 +98,7 @@ func (l Limits) ParseFile(ctx context.Context, path string) (*Document, error) {
 	if st.IsDir() {
 		return nil, citebook.Errorf(citebook.EINVALID, "%s is a directory, not a book", path)
 	}
-	return l.Parse(ctx, filepath.Base(path), f, st.Size())
+	return o.Parse(ctx, filepath.Base(path), f, st.Size())
 }
 
 func detectFormat(name string, head []byte, r io.ReaderAt, size int64) (citebook.Format, error) {

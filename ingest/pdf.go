@@ -20,7 +20,10 @@ import (
 // parsePDF parses within lim until ctx ends. Every read of the file checks
 // ctx, so even work inside the PDF library stops; a limit passed or the end
 // of ctx is reported rather than the damage it left behind.
-func parsePDF(ctx context.Context, r io.ReaderAt, size int64, lim Limits) (doc *Document, err error) {
+//
+// With o.OCR, pages without text are read from their images instead of
+// refusing the file.
+func parsePDF(ctx context.Context, r io.ReaderAt, size int64, lim Limits, o ParseOptions) (doc *Document, err error) {
 	budget := newDocBudget(ctx, lim)
 	defer func() {
 		if err != nil {
@@ -35,6 +38,7 @@ func parsePDF(ctx context.Context, r io.ReaderAt, size int64, lim Limits) (doc *
 	if err != nil {
 		return nil, err
 	}
+	x.ocr, x.src, x.size = o, r, size
 	return x.parse(ctx)
 }
 
@@ -125,6 +129,13 @@ type pdfExtractor struct {
 	badPages atomic.Int64
 	// budget bounds the document's decoding, operators and text.
 	budget *docBudget
+	// frames are the pages' visible areas, read during the page-tree walk
+	// where inherited boxes cost nothing to carry down.
+	frames []pageFrame
+	// ocr reads image-only pages of src (size bytes) when set.
+	ocr  ParseOptions
+	src  io.ReaderAt
+	size int64
 }
 
 // glyphs is the one place page text is decoded. A page whose content stream
@@ -157,7 +168,7 @@ func (x *pdfExtractor) glyphs(i int) ([]pdf.Text, error) {
 // that names it.
 func (x *pdfExtractor) loadPages() error {
 	x.pageByRef = map[string]int{}
-	var walk func(node pdf.Value, ref string, depth int, inherited pdf.Value)
+	var walk func(node pdf.Value, ref string, depth int, inherited pdf.Value, inh pageBoxes)
 	// A malformed tree may list a node twice or contain a cycle; each
 	// reference is visited once and the walk stops at the declared count.
 	limit := int(x.root.Key("Pages").Key("Count").Int64())
@@ -166,7 +177,7 @@ func (x *pdfExtractor) loadPages() error {
 	}
 	seen := map[string]bool{}
 	visits := 0
-	walk = func(node pdf.Value, ref string, depth int, inherited pdf.Value) {
+	walk = func(node pdf.Value, ref string, depth int, inherited pdf.Value, inh pageBoxes) {
 		visits++
 		if depth > 64 || len(x.pages) >= limit || visits > 4*limit+64 {
 			return
@@ -188,7 +199,7 @@ func (x *pdfExtractor) loadPages() error {
 				if len(refs) == kids.Len() {
 					r = refs[i]
 				}
-				walk(kids.Index(i), r, depth+1, inherited)
+				walk(kids.Index(i), r, depth+1, inherited, inh.inherit(node))
 			}
 			return
 		}
@@ -197,11 +208,12 @@ func (x *pdfExtractor) loadPages() error {
 		}
 		x.pages = append(x.pages, pdf.Page{V: node})
 		x.inherited = append(x.inherited, inherited)
+		x.frames = append(x.frames, inh.inherit(node).frame())
 		if ref != "" {
 			x.pageByRef[ref] = len(x.pages)
 		}
 	}
-	walk(x.root.Key("Pages"), "", 0, pdf.Value{})
+	walk(x.root.Key("Pages"), "", 0, pdf.Value{}, pageBoxes{})
 	if len(x.pages) == 0 {
 		return citebook.Errorf(citebook.EINVALID, "PDF file has no pages")
 	}
@@ -213,7 +225,8 @@ func (x *pdfExtractor) loadPages() error {
 type pdfPara struct {
 	page     int
 	lines    []string
-	joins    []string // separator before each line after the first
+	words    [][]pdfWord // where each line's words are printed
+	joins    []string    // separator before each line after the first
 	size     float64
 	bold     bool
 	mono     bool
@@ -281,8 +294,20 @@ func (x *pdfExtractor) parse(ctx context.Context) (*Document, error) {
 			chars += l.chars
 		}
 	}
+	var ocrReport *citebook.OCRReport
+	if x.ocr.OCR != nil { // pages without text are read from their images
+		if ocrReport, err = x.ocrPages(ctx, x.src, x.size, pageLines, x.ocr); err != nil {
+			return nil, err
+		}
+		chars = 0
+		for _, lines := range pageLines {
+			for _, l := range lines {
+				chars += l.chars
+			}
+		}
+	}
 	if chars == 0 {
-		return nil, citebook.Errorf(citebook.EINVALID, "PDF file has no text layer (scanned images only); OCR is not supported")
+		return nil, noTextLayer(x.ocr)
 	}
 
 	folios := stripRunning(pageLines)
@@ -315,8 +340,9 @@ func (x *pdfExtractor) parse(ctx context.Context) (*Document, error) {
 	}
 	doc.Sections = sections
 	if len(doc.Sections) == 0 {
-		return nil, citebook.Errorf(citebook.EINVALID, "PDF file has no text layer (scanned images only); OCR is not supported")
+		return nil, noTextLayer(x.ocr)
 	}
+	doc.OCR = ocrReport
 	doc.Language = detectLanguage(sampleText(doc), "")
 	return doc, nil
 }
@@ -358,6 +384,7 @@ func (x *pdfExtractor) layoutPages(ctx context.Context) ([][]pdfLine, error) {
 					return
 				}
 				out[i] = layoutPage(g, fonts)
+				normalizeLines(out[i], x.frames[i])
 			}
 		}()
 	}

@@ -21,6 +21,7 @@ type pdfFrag struct {
 	chars     int
 	bold      int // glyphs set in a bold face
 	mono      int // glyphs set in a monospaced face
+	words     []pdfWord
 }
 
 // pdfLine is one printed line of one column, in reading order.
@@ -36,6 +37,7 @@ type pdfLine struct {
 	colRight  float64
 	band      int // index of the horizontal band (two-column pages)
 	cells     int // runs separated by a gap wider than a glyph and a half: table cells
+	words     []pdfWord
 }
 
 // glyphFont summarises what the layout needs to know about a font name.
@@ -85,8 +87,13 @@ func buildFrags(glyphs []pdf.Text, fonts map[string]glyphFont) []pdfFrag {
 	pendingSpace := false
 	sizes := map[float64]int{}
 
+	var word pdfWord
+	newWord := true
 	flush := func() {
 		if open && cur.chars > 0 {
+			if word.text != "" {
+				cur.words = append(cur.words, word)
+			}
 			cur.text = sb.String()
 			best, n := 0.0, -1
 			for s, c := range sizes {
@@ -101,6 +108,7 @@ func buildFrags(glyphs []pdf.Text, fonts map[string]glyphFont) []pdfFrag {
 		clear(sizes)
 		open = false
 		pendingSpace = false
+		word, newWord = pdfWord{}, true
 	}
 
 	for _, g := range glyphs {
@@ -131,6 +139,10 @@ func buildFrags(glyphs []pdf.Text, fonts map[string]glyphFont) []pdfFrag {
 				cjk := isCJK(r) || isCJK(lastRune)
 				if (pendingSpace && !cjk) || (!cjk && gap > 0.12*ref) || (cjk && gap > 0.8*ref) {
 					sb.WriteByte(' ')
+					newWord = true
+				}
+				if cjk {
+					newWord = true // every Han or Kana glyph is a word of its own
 				}
 				pendingSpace = false
 			}
@@ -146,10 +158,20 @@ func buildFrags(glyphs []pdf.Text, fonts map[string]glyphFont) []pdfFrag {
 		if f.mono {
 			cur.mono++
 		}
+		if newWord {
+			if word.text != "" {
+				cur.words = append(cur.words, word)
+			}
+			word = pdfWord{}
+			newWord = false
+		}
+		word.add(g.X, g.X+w, g.Y-pdfDescent*size, g.Y+pdfAscent*size)
 		if lig, ok := ligatures[r]; ok && len(g.S) == utf8.RuneLen(r) {
 			sb.WriteString(lig)
+			word.text += lig
 		} else {
 			sb.WriteString(g.S)
+			word.text += g.S
 		}
 		cur.chars++
 		sizes[math.Round(size*10)/10]++
@@ -171,7 +193,12 @@ func buildFrags(glyphs []pdf.Text, fonts map[string]glyphFont) []pdfFrag {
 // page; full-width runs (titles, abstracts, captions, folios) split the page
 // into horizontal bands that are each read left column first.
 func layoutPage(glyphs []pdf.Text, fonts map[string]glyphFont) []pdfLine {
-	frags := buildFrags(glyphs, fonts)
+	return layoutFrags(buildFrags(glyphs, fonts))
+}
+
+// layoutFrags puts a page's runs into lines in reading order; OCR'd pages
+// come here with a run per word.
+func layoutFrags(frags []pdfFrag) []pdfLine {
 	if len(frags) == 0 {
 		return nil
 	}
@@ -375,6 +402,7 @@ func groupLines(frags []pdfFrag, col, band int) []pdfLine {
 				}
 			}
 			sb.WriteString(f.text)
+			ln.words = append(ln.words, f.words...)
 			ln.x1 = math.Max(ln.x1, f.x1)
 			ln.chars += f.chars
 			bold += f.bold

@@ -198,7 +198,7 @@ func paragraphs(lines []pdfLine, page int) []*pdfPara {
 	var out []*pdfPara
 	var cur *pdfPara
 	start := func(l pdfLine) {
-		cur = &pdfPara{page: page, lines: []string{l.text}, size: l.size, bold: l.bold, mono: l.mono,
+		cur = &pdfPara{page: page, lines: []string{l.text}, words: [][]pdfWord{l.words}, size: l.size, bold: l.bold, mono: l.mono,
 			nlines: 1, indented: indented(l), width: l.colRight - l.colLeft}
 		out = append(out, cur)
 	}
@@ -211,6 +211,7 @@ func paragraphs(lines []pdfLine, page int) []*pdfPara {
 			// and gaps of its rows; it starts and ends a paragraph.
 			if region[i] == region[i-1] {
 				cur.lines = append(cur.lines, b.text)
+				cur.words = append(cur.words, b.words)
 				cur.joins = append(cur.joins, "\n")
 				cur.nlines++
 				cur.bold = cur.bold && b.bold
@@ -251,6 +252,7 @@ func paragraphs(lines []pdfLine, page int) []*pdfPara {
 		prev, sep := lineJoin(cur.lines[len(cur.lines)-1], b.text, a.mono && b.mono)
 		cur.lines[len(cur.lines)-1] = prev
 		cur.lines = append(cur.lines, b.text)
+		cur.words = append(cur.words, b.words)
 		cur.joins = append(cur.joins, sep)
 		cur.nlines++
 	}

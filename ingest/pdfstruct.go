@@ -49,7 +49,8 @@ func (u *pdfUnit) block(doc *Document) Block {
 		}
 		sb.WriteString(t)
 	}
-	return Block{Text: sb.String(), Pages: spans}
+	text := sb.String()
+	return Block{Text: text, Pages: spans, Geometry: alignGeometry(text, u.unitWords())}
 }
 
 // sectionsFromOutline cuts the paragraph stream at each bookmark: on the

@@ -126,6 +126,7 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 		ans.Answer = lead + "\n\n" + ans.Answer
 		res.Statements = append([]string{lead + "\n\n"}, res.Statements...)
 	}
+	citation.Place(ans.Citations, p.geometry(ctx, ans.Citations))
 	sw.lap("verify")
 
 	if len(ans.Citations) > 0 {
@@ -205,6 +206,24 @@ func (p *Pipeline) readable(ctx context.Context, sts []Statement, inContext map[
 		}
 	}
 	return known
+}
+
+// geometry reads the word boxes of the cited chunks; without a source, or
+// when it fails, citations go without boxes rather than the answer failing.
+func (p *Pipeline) geometry(ctx context.Context, cits []citebook.Citation) map[string][]citebook.WordBox {
+	if p.deps.Geometry == nil || len(cits) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(cits))
+	for _, c := range cits {
+		ids = append(ids, c.ChunkID)
+	}
+	g, err := p.deps.Geometry.Geometry(ctx, ids)
+	if err != nil {
+		p.log.WarnContext(ctx, "cannot read citation geometry", "err", err)
+		return nil
+	}
+	return g
 }
 
 // draft runs an answerer, with the pipeline's key-term weights when it

@@ -118,7 +118,7 @@ func (l *library) pipeline(t testing.TB, a Answerer, opts Options) *Pipeline {
 	p, err := NewPipeline(Deps{
 		Embedder: l.emb, Vectors: l.vec, Lexical: l.lex, Library: l.meta,
 		Access: acl.NewResolver(l.meta, l.grants, l.meta), Answerer: a,
-		Tokens: tok, Terms: analysis.Terms,
+		Tokens: tok, Terms: analysis.Terms, Geometry: l.meta,
 	}, opts)
 	require.NoError(t, err)
 	return p

@@ -252,6 +252,35 @@ func TestAskQuoteAfterPageBreak(t *testing.T) {
 	require.NotEqual(t, target.PageStart, c.Page)
 	require.Equal(t, target.Pages[1].Printed, c.PrintedPage)
 	requireOnPage(t, lib, "books/R-intro.pdf", c)
+	require.NotEmpty(t, c.Boxes, "the quote is drawn on its page")
+	for _, b := range c.Boxes {
+		require.Equal(t, c.Page, b.Page, "every box is on the quote's page, not the chunk's first")
+	}
+
+	// A quote running over the page break is drawn on both pages.
+	brk := target.Pages[1].Offset
+	from := strings.LastIndex(target.Text[:brk-2], " ")
+	to := brk + 2 + strings.Index(target.Text[brk+2:], " ")
+	from = strings.LastIndex(target.Text[:from], " ")
+	to = to + 1 + strings.Index(target.Text[to+1:], " ")
+	span := target.Text[from+1 : to]
+	ans, _ = llmAnswerer(t, func(ps []scriptPassage, _ string) string {
+		for _, p := range ps {
+			if p.ID == target.ID {
+				return reply(Statement{Text: span, Citations: []Claim{{ChunkID: p.ID, Quote: span}}})
+			}
+		}
+		return reply()
+	})
+	a, err = lib.pipeline(t, ans, Options{AnswerCoverage: -1}).Ask(context.Background(), alice, Request{Question: target.Text}, nil)
+	require.NoError(t, err)
+	require.Len(t, a.Citations, 1, a.Answer)
+	pages := map[int]bool{}
+	for _, b := range a.Citations[0].Boxes {
+		pages[b.Page] = true
+	}
+	require.Equal(t, map[int]bool{target.Pages[0].Page: true, target.Pages[1].Page: true}, pages,
+		"quote %q spans the break: %+v", span, a.Citations[0].Boxes)
 }
 
 func TestAskLyingModel(t *testing.T) {

@@ -39,6 +39,12 @@ type Library interface {
 	IncrementHits(ctx context.Context, ids []string) error
 }
 
+// GeometrySource returns the word boxes of chunks by ID (the metadata
+// store), so verified citations can be drawn on their pages.
+type GeometrySource interface {
+	Geometry(ctx context.Context, ids []string) (map[string][]citebook.WordBox, error)
+}
+
 // Access resolves what a principal may read (acl.Resolver).
 type Access interface {
 	Filter(ctx context.Context, p citebook.Principal) (citebook.Filter, error)
@@ -87,6 +93,8 @@ type Deps struct {
 	// used.
 	Stats  TermStats
 	Logger *slog.Logger
+	// Geometry is optional: without it citations carry no boxes.
+	Geometry GeometrySource
 }
 
 // Options tune retrieval; zero values take the defaults below.

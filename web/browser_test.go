@@ -73,7 +73,7 @@ func realServerWith(t *testing.T, tweak func(*Config), books ...string) (string,
 	require.NoError(t, err)
 	pipeline, err := qa.NewPipeline(qa.Deps{
 		Embedder: emb, Vectors: vec, Lexical: lex, Library: meta, Access: resolver,
-		Terms: analysis.Terms, Tokens: tok, Answerer: qa.NewExtractive(analysis.Terms), Logger: log,
+		Terms: analysis.Terms, Tokens: tok, Answerer: qa.NewExtractive(analysis.Terms), Logger: log, Geometry: meta,
 	}, qa.Options{})
 	require.NoError(t, err)
 	tokens := auth.NewStore(meta.SQL())
@@ -352,6 +352,7 @@ func TestBrowserUploadAskCite(t *testing.T) {
 		require.Contains(t, norm(citeQuote), norm(markText), "the marked text is the quoted passage")
 		require.GreaterOrEqual(t, len(norm(markText)), min(len(norm(citeQuote)), 24))
 		require.True(t, b.check(markVisible), "the mark is scrolled into view (width %d)", width)
+		require.Contains(t, b.text("#reader-note"), "pdftoppm", "without a renderer the reader says why it shows text")
 		require.True(t, b.check(noOverflow), "no horizontal scrolling (width %d)", width)
 		if width == 390 {
 			b.shoot("reader-citation-phone.png")

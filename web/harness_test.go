@@ -240,6 +240,8 @@ type envOpts struct {
 	maxUpload int64
 	maxBody   int64
 	ready     map[string]Check
+	renderer  PageRenderer
+	grants    []acl.Grant // added to the fixture's chapter deny
 }
 
 func newEnv(t testing.TB, o envOpts) *env {
@@ -257,6 +259,10 @@ func newEnv(t testing.TB, o envOpts) *env {
 	_, err = manager.Add(context.Background(), acl.Grant{Tenant: "acme", Subject: "whalers", SubjectKind: acl.SubjectGroup,
 		BookID: "moby", Path: lib.parents["moby"][0].HeadingPath, Effect: acl.Deny})
 	require.NoError(t, err)
+	for _, g := range o.grants {
+		_, err = manager.Add(context.Background(), g)
+		require.NoError(t, err)
+	}
 	resolver := acl.NewResolver(lib, manager, lib)
 
 	e := &env{lib: lib, reg: prometheus.NewRegistry(), builds: make(chan citebook.BookInput, 16), tokens: map[string]string{},
@@ -294,7 +300,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 		ACL: resolver, Tokens: store, Grants: manager, DataDir: e.dataDir, LocalPrincipal: o.local, CORSOrigins: o.cors,
 		MaxBody: o.maxBody, MaxUpload: o.maxUpload, RatePerToken: o.rate, RateBurst: o.burst,
 		AuthFailRate: o.authFail, AuthFailBurst: o.authBurst,
-		Registry: e.reg, Ready: o.ready, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Registry: e.reg, Ready: o.ready, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Renderer: o.renderer,
 	})
 	require.NoError(t, err)
 	e.http = httptest.NewServer(e.srv.Handler())

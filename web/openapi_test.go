@@ -32,7 +32,9 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 	}
 	for path, ops := range doc.Paths {
 		for method, op := range ops {
-			documented = append(documented, strings.ToUpper(method)+" "+path)
+			// echo cannot route a suffix after a parameter: {page}.png is
+			// served by the {page} route, which dispatches on the suffix.
+			documented = append(documented, strings.ToUpper(method)+" "+strings.TrimSuffix(path, ".png"))
 			var o struct {
 				OperationID string                     `json:"operationId"`
 				Responses   map[string]json.RawMessage `json:"responses"`
@@ -45,6 +47,7 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 	slices.Sort(routed)
 	routed = slices.Compact(routed)
 	slices.Sort(documented)
+	documented = slices.Compact(documented)
 	require.Equal(t, routed, documented)
 
 	// The served document is the embedded one.

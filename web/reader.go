@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -71,6 +72,7 @@ type page struct {
 	Page    int         `json:"page"`
 	Pages   int         `json:"pages"`
 	Printed string      `json:"printed_page,omitempty"`
+	Image   bool        `json:"image"` // the page can be shown as an image ({page}.png)
 	Blocks  []pageBlock `json:"blocks"`
 	Chunks  []pageChunk `json:"chunks"`
 }
@@ -103,6 +105,9 @@ func spanOnPage(spans []citebook.PageSpan, textLen, first, last, n int) (int, in
 }
 
 func (s *Server) getPage(c echo.Context) error {
+	if strings.HasSuffix(c.Param("page"), ".png") {
+		return s.getPageImage(c) // echo cannot route a suffix after a parameter
+	}
 	a, b, v, err := s.requestedBook(c)
 	if err != nil {
 		return err
@@ -123,7 +128,8 @@ func (s *Server) getPage(c echo.Context) error {
 	if n > u.count {
 		return citebook.Errorf(citebook.ENOTFOUND, "book %q has %d %ss", b.ID, u.count, unitKind(b))
 	}
-	out := page{BookID: b.ID, Title: b.Title, Kind: unitKind(b), Page: n, Pages: u.count, Blocks: []pageBlock{}, Chunks: []pageChunk{}}
+	out := page{BookID: b.ID, Title: b.Title, Kind: unitKind(b), Page: n, Pages: u.count, Blocks: []pageBlock{}, Chunks: []pageChunk{},
+		Image: s.pages != nil && b.Format == citebook.FormatPDF && b.Pages > 0}
 	type placed struct {
 		block        int
 		parent       citebook.Parent

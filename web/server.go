@@ -66,6 +66,11 @@ type Config struct {
 	// Ready are the probes /readyz runs, by name.
 	Ready  map[string]Check
 	Logger *slog.Logger
+	// Renderer draws page images (optional; without it the reader shows text).
+	Renderer PageRenderer
+	// PageCacheBytes caps the disk cache of page images; the least recently
+	// written are removed past it.
+	PageCacheBytes int64
 }
 
 // Server is the HTTP face of citebook.
@@ -77,12 +82,14 @@ type Server struct {
 	limits   *limiters
 	failures *limiters // failed authentications by client address and by secret
 	local    *zeroConfig
+	pages    *pageImages // nil without a renderer
 }
 
 // Defaults chosen for books: PDFs of a few hundred pages are tens of MB.
 const (
 	defaultMaxBody   = 1 << 20
 	defaultMaxUpload = 256 << 20
+	defaultPageCache = 512 << 20 // ~2,500 page images at 1000 px
 )
 
 // Failed authentications allowed per client address and per secret: a
@@ -107,6 +114,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxUpload <= 0 {
 		cfg.MaxUpload = defaultMaxUpload
 	}
+	if cfg.PageCacheBytes <= 0 {
+		cfg.PageCacheBytes = defaultPageCache
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
@@ -124,7 +134,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, metrics: m, limits: newLimiters(cfg.RatePerToken, cfg.RateBurst),
 		failures: newLimiters(max(cfg.AuthFailRate, 0), cfg.AuthFailBurst),
-		local:    &zeroConfig{p: cfg.LocalPrincipal, issued: cfg.Tokens.AnyIssued, log: cfg.Logger}}
+		local:    &zeroConfig{p: cfg.LocalPrincipal, issued: cfg.Tokens.AnyIssued, log: cfg.Logger},
+		pages:    newPageImages(cfg.Renderer, cfg.DataDir, cfg.PageCacheBytes)}
 	s.echo = s.routes()
 	return s, nil
 }

@@ -26,7 +26,7 @@ func (s *Server) uiRoutes(e *echo.Echo) {
 				return citebook.Wrap(err, citebook.EINTERNAL, "reading the embedded %s", name)
 			}
 			c.Response().Header().Set("Cache-Control", "no-cache")
-			c.Response().Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'")
+			c.Response().Header().Set("Content-Security-Policy", "default-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; img-src 'self' blob:")
 			return c.Blob(http.StatusOK, ctype, b)
 		}
 	}

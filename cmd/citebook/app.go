@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -36,6 +37,7 @@ type appOptions struct {
 	Reembed          bool          // let the builder switch the library to this embedder
 	ParseTimeout     time.Duration // bound on parsing one book (0: the ingest default)
 	BatchSize        int           // chunks per recorded index batch (0: the builder's default)
+	OCRLanguages     string        // Tesseract language data for scanned PDFs ("eng", "eng+chi_sim")
 }
 
 // failPointKey carries a builder fail point hook (index.BuilderOptions
@@ -60,6 +62,7 @@ func defaultAppOptions() appOptions {
 		MilvusCollection: "citebook",
 		Embedder:         "builtin",
 		EmbedKey:         os.Getenv("CITEBOOK_EMBED_KEY"),
+		OCRLanguages:     "eng",
 	}
 }
 
@@ -76,7 +79,8 @@ func addAppFlags(fs *pflag.FlagSet) *appOptions {
 	fs.StringVar(&o.EmbedModel, "embed-model", o.EmbedModel, "embedding model name")
 	fs.StringVar(&o.EmbedQueryModel, "embed-query-model", o.EmbedQueryModel, "model name for embedding questions (default: --embed-model)")
 	fs.IntVar(&o.EmbedBatch, "embed-batch", o.EmbedBatch, "texts per embedding request (default 200; lower it for slow CPU servers)")
-	fs.DurationVar(&o.ParseTimeout, "parse-timeout", o.ParseTimeout, "longest a book may take to parse before its job fails (default "+ingest.DefaultLimits().Timeout.String()+")")
+	fs.DurationVar(&o.ParseTimeout, "parse-timeout", o.ParseTimeout, "longest a book may take to parse before its job fails (default "+ingest.DefaultLimits().Timeout.String()+", "+ingest.DefaultOCRTimeout.String()+" when pages are read by OCR)")
+	fs.StringVar(&o.OCRLanguages, "ocr-langs", o.OCRLanguages, "Tesseract languages for scanned PDFs, e.g. eng+chi_sim (OCR runs when tesseract is installed)")
 	return &o
 }
 
@@ -186,7 +190,7 @@ func openApp(ctx context.Context, o appOptions) (_ *app, err error) {
 
 	fp, _ := ctx.Value(failPointKey{}).(func(string))
 	a.Builder = index.NewBuilder(a.Meta, a.Vectors, a.Lexical, a.Embed, index.BuilderOptions{
-		Reembed: o.Reembed, Logger: a.Log, Parse: ingest.Limits{Timeout: o.ParseTimeout}.ParseFile,
+		Reembed: o.Reembed, Logger: a.Log, Parse: a.parser(),
 		BatchSize: o.BatchSize, FailPoint: fp})
 	return a, nil
 }
@@ -204,6 +208,31 @@ func (a *app) Close() error {
 		return citebook.Wrap(err, citebook.EINTERNAL, "closing the library")
 	}
 	return nil
+}
+
+// parser reads books with OCR for scanned PDFs when tesseract and pdftoppm
+// are installed; otherwise such PDFs are refused with a note on how to
+// enable OCR. The tools are looked up at the first parse, so commands that
+// never parse do not pay for it; OCR progress goes to the log page by page.
+func (a *app) parser() func(ctx context.Context, path string) (*ingest.Document, error) {
+	find := sync.OnceValues(func() (*ingest.Tesseract, error) {
+		render, err := ingest.FindPoppler()
+		if err != nil {
+			return nil, err
+		}
+		return ingest.FindTesseract(context.Background(), render, a.Opts.OCRLanguages)
+	})
+	return func(ctx context.Context, path string) (*ingest.Document, error) {
+		limits := ingest.Limits{Timeout: a.Opts.ParseTimeout}
+		tess, err := find()
+		if err != nil {
+			a.Log.DebugContext(ctx, "OCR off", "reason", err)
+			return limits.ParseFile(ctx, path)
+		}
+		return ingest.ParseOptions{Limits: limits, OCR: tess, Progress: func(done, total int) {
+			a.Log.InfoContext(ctx, "OCR", "file", filepath.Base(path), "pages_done", done, "pages", total)
+		}}.ParseFile(ctx, path)
+	}
 }
 
 // recoverJobs marks abandoned the index jobs whose process was killed, so

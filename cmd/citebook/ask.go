@@ -106,6 +106,7 @@ func newPipeline(a *app, o answerOptions) (*qa.Pipeline, error) {
 		Terms:    analysis.Terms,
 		Books:    a.Meta,
 		Logger:   a.Log,
+		Geometry: a.Meta,
 	}
 	if tok, err := ingest.NewTokenizer(); err == nil {
 		deps.Tokens = tok

@@ -97,6 +97,12 @@ func printJobs(w io.Writer, views []jobView) {
 		if v.SupersededBy != 0 {
 			fmt.Fprintf(w, "job %d was superseded by job %d\n", v.ID, v.SupersededBy)
 		}
+		if o := v.OCR; o != nil {
+			fmt.Fprintf(w, "job %d: OCR read %d of %d image-only pages\n", v.ID, o.Read, o.Pages)
+			for _, f := range o.Failed {
+				fmt.Fprintf(w, "  page %d: %s\n", f.Page, f.Error)
+			}
+		}
 		for _, b := range v.Batches {
 			if b.Status == index.BatchFailed {
 				fmt.Fprintf(w, "  batch %d (%d chunks) failed after %d attempts: %s\n", b.N+1, len(b.ChunkIDs), b.Attempts, b.Error)

@@ -133,6 +133,11 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 			},
 		},
 	}
+	if r, err := ingest.FindPoppler(); err == nil {
+		cfg.Renderer = r
+	} else {
+		a.Log.Info("page images off; the reader shows page text", "reason", err)
+	}
 	local := citebook.Principal{Tenant: f.tenant, User: f.user, Groups: f.groups, Admin: f.admin}
 	if f.mcpStdio {
 		if f.token != "" {

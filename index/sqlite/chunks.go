@@ -95,17 +95,18 @@ func (d *DB) Parent(ctx context.Context, id string) (*citebook.Parent, error) {
 func (d *DB) SaveChunks(ctx context.Context, cs []citebook.Chunk) error {
 	return d.inTx(ctx, "save chunks", func(tx *sql.Tx) error {
 		stmt, err := tx.PrepareContext(ctx, `INSERT INTO chunks (id, book_id, version, retired, parent_id, ordinal,
-			content_hash, page_start, page_end, data) VALUES (?,?,?,?,?,?,?,?,?,?)
+			content_hash, page_start, page_end, data, geometry) VALUES (?,?,?,?,?,?,?,?,?,?,?)
 			ON CONFLICT (id, version) DO UPDATE SET book_id=excluded.book_id, retired=excluded.retired,
 			parent_id=excluded.parent_id, ordinal=excluded.ordinal, content_hash=excluded.content_hash,
-			page_start=excluded.page_start, page_end=excluded.page_end, data=excluded.data`)
+			page_start=excluded.page_start, page_end=excluded.page_end, data=excluded.data,
+			geometry=excluded.geometry`)
 		if err != nil {
 			return err
 		}
 		defer stmt.Close()
 		for _, c := range cs {
 			if _, err := stmt.ExecContext(ctx, c.ID, c.BookID, c.Version, c.Retired, c.ParentID, c.Ordinal,
-				c.ContentHash, c.PageStart, c.PageEnd, jsonText(c)); err != nil {
+				c.ContentHash, c.PageStart, c.PageEnd, jsonText(c), encodeGeometry(c.Geometry)); err != nil {
 				return err
 			}
 		}

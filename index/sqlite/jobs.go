@@ -26,12 +26,16 @@ func (d *DB) CreateJob(ctx context.Context, j *index.Job) error {
 		j.Heartbeat = j.Started
 	}
 	status, abandoned := jobStatus(j.Status)
+	ocr := ""
+	if j.OCR != nil {
+		ocr = jsonText(j.OCR)
+	}
 	res, err := d.db.ExecContext(ctx, `INSERT INTO jobs (book_id, version, status, abandoned, started, finished, error,
-		chunks, embedded, upserted, deleted, host, pid, pid_start, heartbeat, superseded_by)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		chunks, embedded, upserted, deleted, host, pid, pid_start, heartbeat, superseded_by, ocr)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		j.BookID, j.Version, status, abandoned, started, fmtTime(j.Finished), j.Error,
 		j.Chunks, j.Embedded, j.Upserted, j.Deleted, j.Owner.Host, j.Owner.PID, j.Owner.Start,
-		fmtTime(j.Heartbeat), j.SupersededBy)
+		fmtTime(j.Heartbeat), j.SupersededBy, ocr)
 	if err != nil {
 		return unavailable(err, "create job")
 	}
@@ -71,20 +75,24 @@ func jobStatus(s index.JobStatus) (status string, abandoned bool) {
 }
 
 const jobCols = `id, book_id, version, status, abandoned, started, finished, error, chunks, embedded, upserted, deleted,
-	host, pid, pid_start, heartbeat, superseded_by`
+	host, pid, pid_start, heartbeat, superseded_by, ocr`
 
 func scanJob(sc scanner) (index.Job, error) {
 	var j index.Job
-	var status, started, finished, heartbeat string
+	var status, started, finished, heartbeat, ocr string
 	var abandoned bool
 	err := sc.Scan(&j.ID, &j.BookID, &j.Version, &status, &abandoned, &started, &finished, &j.Error,
 		&j.Chunks, &j.Embedded, &j.Upserted, &j.Deleted,
-		&j.Owner.Host, &j.Owner.PID, &j.Owner.Start, &heartbeat, &j.SupersededBy)
+		&j.Owner.Host, &j.Owner.PID, &j.Owner.Start, &heartbeat, &j.SupersededBy, &ocr)
 	j.Status = index.JobStatus(status)
 	if abandoned {
 		j.Status = index.JobAbandoned
 	}
 	j.Started, j.Finished, j.Heartbeat = parseTime(started), parseTime(finished), parseTime(heartbeat)
+	if err == nil && ocr != "" {
+		j.OCR = &citebook.OCRReport{}
+		err = json.Unmarshal([]byte(ocr), j.OCR)
+	}
 	return j, err
 }
 

@@ -6,6 +6,9 @@
 const $ = (id) => document.getElementById(id);
 const state = {
   book: null, page: 0, pages: 0, title: "",
+  view: "image", // how PDF pages are shown when the server can draw them: "image", "image!" (chosen) or "text"
+  cite: null,    // the citation being read, kept while paging so boxes on the next page show too
+  imageURL: "",  // object URL of the page image on screen
   me: null,      // the principal from /v1/me
   books: [],     // the last /v1/books answer
   jobs: new Map(), // book ID → index job this page follows: {id, title, status, error, started}
@@ -350,6 +353,7 @@ function showAnswer(a) {
       citeButton(c, where),
       " ", el("q", {}, c.quote)));
   }
+  prefetchPages(a.citations);
   $("trace-body").textContent = JSON.stringify(a.trace, null, 2);
   $("trace").hidden = false;
 }
@@ -373,12 +377,99 @@ async function openCitation(c) {
 async function openPage(bookID, n, cite) {
   try {
     const p = await api("/v1/books/" + enc(bookID) + "/pages/" + n);
-    Object.assign(state, { book: bookID, page: p.page, pages: p.pages, title: p.title });
-    renderPage(p, cite);
+    if (cite !== undefined || bookID !== state.book) state.cite = cite || null;
+    Object.assign(state, { book: bookID, page: p.page, pages: p.pages, title: p.title, last: p });
+    await showPage(p, state.cite);
   } catch (e) { status(e.message); }
 }
 
-function renderPage(p, cite) {
+// showPage draws a PDF page as its image with the citation's boxes when the
+// server can render pages, and as text otherwise (or when the reader asked
+// for text); EPUB, Markdown and text books always read as text.
+async function showPage(p, cite) {
+  const pdf = p.kind === "page";
+  const note = $("reader-note");
+  const toggle = $("view-toggle");
+  toggle.hidden = !p.image;
+  note.hidden = true;
+  if (pdf && !p.image) {
+    note.hidden = false;
+    note.textContent = "Page images are off on this server (it needs poppler's pdftoppm); showing the page's text.";
+  }
+  // A citation with no place on its page (a book indexed before positions
+  // were kept) reads better as marked text than as an unmarked image.
+  const unplaced = cite && cite.book_id === p.book_id && cite.page === p.page && !(cite.boxes || []).some((b) => b.page === p.page);
+  const image = state.view === "image!" || (state.view === "image" && !unplaced);
+  if (p.image && !image && state.view === "image") {
+    note.hidden = false;
+    note.textContent = "This passage has no position on the page image; showing the page's text.";
+  }
+  if (p.image && image) {
+    toggle.textContent = "Text";
+    toggle.setAttribute("aria-pressed", "false");
+    try {
+      await renderImage(p, cite);
+      return;
+    } catch (e) {
+      note.hidden = false;
+      note.textContent = "The page image could not be drawn (" + e.message + "); showing the page's text.";
+    }
+  }
+  toggle.textContent = "Page image";
+  toggle.setAttribute("aria-pressed", "true");
+  renderPage(p, cite);
+}
+
+// renderImage fetches the page image (with the token, so not a plain img
+// src) at the width the reader is shown at, and lays the citation's boxes
+// on this page over it in page fractions, so they scale with the image.
+async function renderImage(p, cite) {
+  const art = $("page");
+  const res = await fetch(imageURL(p.book_id, p.page), { headers: headers() });
+  if (!res.ok) throw await apiError(res);
+  const url = URL.createObjectURL(await res.blob());
+  const img = el("img", { alt: "Page " + p.page + " of " + p.title, src: url });
+  await img.decode().catch(() => {});
+  renderBar(p);
+  if (state.imageURL) URL.revokeObjectURL(state.imageURL);
+  state.imageURL = url;
+  const fig = el("figure", { class: "page-figure", "data-page": p.page }, img);
+  const boxes = cite && cite.book_id === p.book_id ? (cite.boxes || []).filter((b) => b.page === p.page) : [];
+  for (const b of boxes) {
+    // Set through the CSSOM: the page's CSP refuses inline style attributes.
+    const pct = (v) => (v * 100).toFixed(3) + "%";
+    const hl = el("div", { class: "hl", "data-n": cite.n });
+    Object.assign(hl.style, { left: pct(b.x0), top: pct(b.y0), width: pct(b.x1 - b.x0), height: pct(b.y1 - b.y0) });
+    fig.append(hl);
+  }
+  art.className = "image";
+  art.replaceChildren(fig);
+  scrollToMark(art, fig.querySelector(".hl"));
+}
+
+// imageURL asks for a page image as wide as the reader can show it (at
+// most 1000 CSS pixels), in the server's 100-pixel steps; it depends only on
+// the window, so images fetched ahead are the ones the reader asks for.
+function imageURL(bookID, page) {
+  const width = Math.min(2000, Math.max(200, Math.ceil(Math.min(window.innerWidth, 1000) * (window.devicePixelRatio || 1) / 100) * 100));
+  return "/v1/books/" + enc(bookID) + "/pages/" + page + ".png?width=" + width;
+}
+
+// prefetchPages draws the cited pages while the answer is read, so opening a
+// citation finds its page image in the browser's and the server's cache.
+function prefetchPages(citations) {
+  const seen = new Set();
+  for (const c of citations) {
+    for (const b of c.boxes || []) {
+      const url = imageURL(c.book_id, b.page);
+      if (seen.has(url) || seen.size >= 4) continue;
+      seen.add(url);
+      fetch(url, { headers: headers() }).catch(() => {});
+    }
+  }
+}
+
+function renderBar(p) {
   $("reader").hidden = false;
   $("reader-title").textContent = p.title;
   const label = p.kind === "page" ? "page " + p.page + (p.printed_page ? " (p. " + p.printed_page + ")" : "") : "chapter " + p.page;
@@ -388,6 +479,12 @@ function renderPage(p, cite) {
   const art = $("page");
   art.dataset.book = p.book_id;
   art.dataset.page = p.page;
+}
+
+function renderPage(p, cite) {
+  renderBar(p);
+  const art = $("page");
+  art.className = "";
   art.replaceChildren();
   const texts = p.blocks.map((b) => b.text);
   const hit = cite ? locate(texts, cite.quote) || chunkRange(p, cite.chunk_id) : null;
@@ -404,13 +501,19 @@ function renderPage(p, cite) {
     }
     art.append(div);
   });
-  const mark = art.querySelector("mark");
+  scrollToMark(art, art.querySelector("mark"));
+}
+
+// scrollToMark brings the highlight into view: inside the reader's own
+// scroll box in the wide layout, by scrolling the window on a phone.
+function scrollToMark(art, mark) {
   if (!mark) {
     art.scrollTop = 0;
   } else if (art.scrollHeight > art.clientHeight + 1) {
     // Wide layout: the page scrolls in its own box beside the answer; centre
     // the mark there without moving the window.
-    art.scrollTop = mark.offsetTop - (art.clientHeight - mark.offsetHeight) / 2;
+    const m = mark.getBoundingClientRect(), a = art.getBoundingClientRect();
+    art.scrollTop += m.top - a.top - (art.clientHeight - m.height) / 2;
   } else {
     mark.scrollIntoView({ block: "center" });
   }
@@ -477,6 +580,11 @@ function init() {
       return;
     }
     ask(q);
+  });
+  $("view-toggle").addEventListener("click", () => {
+    // "image!" is an explicit choice: images even for unplaced citations.
+    state.view = $("page").className === "image" ? "text" : "image!";
+    if (state.last) showPage(state.last, state.cite);
   });
   $("prev").addEventListener("click", () => { if (state.page > 1) openPage(state.book, state.page - 1); });
   $("next").addEventListener("click", () => { if (state.page < state.pages) openPage(state.book, state.page + 1); });
