@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/memstore"
 	"github.com/citebook/citebook/index/lexical"
+	"github.com/citebook/citebook/index/memstore"
 	"github.com/citebook/citebook/index/sqlite"
 	"github.com/citebook/citebook/internal/corpus"
 )

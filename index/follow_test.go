@@ -11,8 +11,8 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/memstore"
 	"github.com/citebook/citebook/index/lexical"
+	"github.com/citebook/citebook/index/memstore"
 	"github.com/citebook/citebook/index/sqlite"
 )
 
