@@ -66,7 +66,17 @@ func openPDFChecked(r io.ReaderAt, size int64, budget *docBudget, deep bool) (*p
 	if check != nil {
 		return nil, check
 	}
+	if hasEncryptDict(r, size) {
+		if err := checkEncryptedXref(r, size); err != nil {
+			return nil, err
+		}
+	}
 	rd, err := pdf.NewReader(r, size)
+	if err == nil {
+		if err := checkXrefNesting(rd); err != nil {
+			return nil, err
+		}
+	}
 	if err != nil && !errors.Is(err, pdf.ErrInvalidPassword) && hasEncryptDict(r, size) {
 		// AES-256 (V5), which the library does not decrypt.
 		if data, derr := decryptAES256(r, size); derr == nil {
@@ -80,6 +90,11 @@ func openPDFChecked(r io.ReaderAt, size int64, budget *docBudget, deep bool) (*p
 				plain = ctxReaderAt{ctx: cr.ctx, r: plain}
 			}
 			rd, err = pdf.NewReader(plain, size)
+			if err == nil {
+				if err := checkXrefNesting(rd); err != nil {
+					return nil, err
+				}
+			}
 		} else if errors.Is(derr, errPDFPassword) {
 			err = derr
 		}

@@ -59,6 +59,9 @@ func decryptAES256(r io.ReaderAt, size int64) (_ []byte, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkXrefNesting(rd); err != nil {
+		return nil, err
+	}
 	enc := rd.Trailer().Key("NoCrypt")
 	if enc.Key("Filter").Name() != "Standard" || enc.Key("V").Int64() != 5 {
 		return nil, fmt.Errorf("unsupported PDF encryption %v", enc)
@@ -273,10 +276,14 @@ func (s *cryptScanner) value(depth int, strs *[][2]int) any {
 				s.pos += 2
 				return d
 			}
+			at := s.pos
 			k, ok := s.value(depth+1, strs).(pdfName)
 			if !ok {
 				if bytes.HasPrefix(s.data[s.pos:], []byte("stream")) || bytes.HasPrefix(s.data[s.pos:], []byte("endobj")) {
 					return d
+				}
+				if s.pos == at {
+					s.pos++ // a byte no value starts with: skip it, or the loop never ends
 				}
 				continue
 			}
@@ -297,7 +304,11 @@ func (s *cryptScanner) value(depth int, strs *[][2]int) any {
 			if bytes.HasPrefix(s.data[s.pos:], []byte("endobj")) {
 				return arr
 			}
+			at := s.pos
 			arr = append(arr, s.value(depth+1, strs))
+			if s.pos == at {
+				s.pos++ // a byte no value starts with: skip it, or the loop never ends
+			}
 		}
 	case c == '(':
 		start := s.pos
