@@ -59,37 +59,29 @@ func DefaultLimits() Limits {
 	}
 }
 
-// withDefaults fills the zero fields from DefaultLimits.
+// withDefaults fills the zero (or negative) fields from DefaultLimits.
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
-	if l.Timeout <= 0 {
-		l.Timeout = d.Timeout
-	}
-	if l.MaxFileSize <= 0 {
-		l.MaxFileSize = d.MaxFileSize
-	}
-	if l.MaxPages <= 0 {
-		l.MaxPages = d.MaxPages
-	}
-	if l.MaxStreamBytes <= 0 {
-		l.MaxStreamBytes = d.MaxStreamBytes
-	}
-	if l.MaxArchiveBytes <= 0 {
-		l.MaxArchiveBytes = d.MaxArchiveBytes
-	}
-	if l.MaxRatio <= 0 {
-		l.MaxRatio = d.MaxRatio
-	}
-	if l.MaxDecodedBytes <= 0 {
-		l.MaxDecodedBytes = d.MaxDecodedBytes
-	}
-	if l.MaxOperators <= 0 {
-		l.MaxOperators = d.MaxOperators
-	}
-	if l.MaxTextBytes <= 0 {
-		l.MaxTextBytes = d.MaxTextBytes
+	orDefault(&l.Timeout, d.Timeout)
+	for _, f := range []struct {
+		v *int64
+		d int64
+	}{
+		{&l.MaxFileSize, d.MaxFileSize}, {&l.MaxPages, d.MaxPages},
+		{&l.MaxStreamBytes, d.MaxStreamBytes}, {&l.MaxArchiveBytes, d.MaxArchiveBytes},
+		{&l.MaxRatio, d.MaxRatio}, {&l.MaxDecodedBytes, d.MaxDecodedBytes},
+		{&l.MaxOperators, d.MaxOperators}, {&l.MaxTextBytes, d.MaxTextBytes},
+	} {
+		orDefault(f.v, f.d)
 	}
 	return l
+}
+
+// orDefault sets *v to d when it is not positive.
+func orDefault[T ~int64](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
 }
 
 // withDeadline applies the parse timeout to ctx.
