@@ -2,6 +2,7 @@ package qa
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -196,9 +197,11 @@ const expansionMax = 4
 
 // expand adds to a query what the books in scope define its terms as: the
 // long form of an abbreviation it uses, or the abbreviation of a long form
-// it spells out. It returns the query unchanged when nothing applies.
-func expand(query string, defs definitions) string {
-	if len(defs) == 0 {
+// it spells out; then the configured vocabulary's other names for what it
+// names (see DefaultSynonyms). It returns the query unchanged when nothing
+// applies.
+func expand(query string, defs definitions, th thesaurus, ti titleIndex) string {
+	if len(defs) == 0 && len(th) == 0 && len(ti) == 0 {
 		return query
 	}
 	lower := strings.ToLower(query)
@@ -225,6 +228,11 @@ func expand(query string, defs definitions) string {
 		}
 		if len(add) == expansionMax {
 			break
+		}
+	}
+	for _, ph := range append(th.related(qterms), ti.named(qterms)...) {
+		if !slices.Contains(add, ph) {
+			add = append(add, ph)
 		}
 	}
 	if len(add) == 0 {

@@ -43,6 +43,13 @@ type Fusion struct {
 	// top of the ranking shows different pages before more of the same
 	// one; 1 keeps chunks where their own evidence puts them.
 	Repeat float64 `json:"repeat"`
+	// Heading, Phrase and Proximity weigh the query features (see boost):
+	// a phrase the question names (or a synonym of it) in the chunk's
+	// headings, in its text, and the share of the question's adjacent
+	// term pairs the chunk holds adjacent.
+	Heading   float64 `json:"heading"`
+	Phrase    float64 `json:"phrase"`
+	Proximity float64 `json:"proximity"`
 }
 
 // Embedder kinds that select default fusion weights.
@@ -87,7 +94,7 @@ func EmbedderKind(v citebook.EmbeddingVersion) string {
 // for e5). Unlike reciprocal rank fusion it keeps how far apart scores
 // are, and with tuned weights it does not let a weak signal outvote a
 // strong one. The chunks of one page then pool their evidence (see Fusion).
-func fuse(query int, vec, lex, expanded []citebook.Hit, w Fusion) []*candidate {
+func fuse(query int, vec, lex, expanded []citebook.Hit, w Fusion, qf *queryFeatures) []*candidate {
 	byID := map[string]*candidate{}
 	var out []*candidate
 	get := func(c citebook.Chunk) *candidate {
@@ -139,6 +146,7 @@ func fuse(query int, vec, lex, expanded []citebook.Hit, w Fusion) []*candidate {
 		}
 		c.fused = c.own
 	}
+	boost(qf, out, w)
 	pool(out, w)
 	for _, c := range out {
 		c.seenVec, c.seenLex = c.vecRank, c.lexRank

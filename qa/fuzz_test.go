@@ -27,6 +27,6 @@ func FuzzDefine(f *testing.F) {
 				t.Fatalf("long form %q of %q has fewer than two words", d.long, short)
 			}
 		}
-		_ = expand(s, defs)
+		_ = expand(s, defs, nil, nil)
 	})
 }

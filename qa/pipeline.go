@@ -119,6 +119,14 @@ type Options struct {
 	// the check off.
 	AnswerCoverage float64
 	NothingMessage string // the answer when nothing relevant is found
+	// Synonyms are groups of phrases naming the same thing, which expand a
+	// question besides the books' own definitions; nil: DefaultSynonyms,
+	// an empty list: none.
+	Synonyms [][]string
+	// Statements are the kinds of page a question may ask about without
+	// naming them, by the items they report; nil: DefaultStatements, an
+	// empty list: none.
+	Statements []PageKind
 }
 
 // DefaultAnswerCoverage is the answerability bar for the lexical evidence
@@ -162,6 +170,12 @@ func (o Options) withDefaults() Options {
 	if o.NothingMessage == "" {
 		o.NothingMessage = DefaultNothingMessage
 	}
+	if o.Synonyms == nil {
+		o.Synonyms = DefaultSynonyms
+	}
+	if o.Statements == nil {
+		o.Statements = DefaultStatements
+	}
 	return o
 }
 
@@ -171,6 +185,9 @@ type Pipeline struct {
 	opts  Options
 	log   *slog.Logger
 	books profiles // routing's cache of book profiles
+	// thesaurus is Options.Synonyms ready for matching.
+	thesaurus thesaurus
+	pageKinds titleIndex // Options.Statements ready for matching
 }
 
 // NewPipeline checks the required dependencies and applies defaults.
@@ -199,7 +216,8 @@ func NewPipeline(deps Deps, opts Options) (*Pipeline, error) {
 	if opts.Fusion == (Fusion{}) {
 		opts.Fusion = DefaultFusion(EmbedderKind(deps.Embedder.Version()))
 	}
-	return &Pipeline{deps: deps, opts: opts, log: log}, nil
+	return &Pipeline{deps: deps, opts: opts, log: log, thesaurus: newThesaurus(opts.Synonyms),
+		pageKinds: newTitleIndex(opts.Statements)}, nil
 }
 
 // Options returns the pipeline's options with defaults applied, so reports

@@ -53,7 +53,7 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 	}
 	searched := make([]string, len(fd.queries))
 	for i, query := range fd.queries {
-		searched[i] = expand(query, defs)
+		searched[i] = expand(query, defs, p.thesaurus, p.pageKinds)
 		if searched[i] != query {
 			tr.Expanded = searched
 		}
@@ -114,7 +114,8 @@ func (p *Pipeline) search(ctx context.Context, sw *stopwatch, qi int, query, exp
 		xh = keepMatching(xh, &f)
 	}
 	sw.lap("retrieve")
-	out := fuse(qi, vh, lh, xh, p.opts.Fusion)
+	qf := p.queryFeatures(query)
+	out := fuse(qi, vh, lh, xh, p.opts.Fusion, &qf)
 	sw.lap("fuse")
 	return out, nil
 }

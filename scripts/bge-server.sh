@@ -17,7 +17,9 @@
 #
 # Environment: BGE_LANG (en or zh, default en), BGE_PORT (default 8392 for
 # en, 8393 for zh), BGE_THREADS (default: all cores), BGE_VENV (default
-# .venv/bge). The server's pid is in $BGE_PID and in
+# .venv/bge), BGE_CACHE (an SQLite file keeping computed vectors by model
+# and text, so a re-index after a chunker change embeds only changed
+# chunks; default: no cache). The server's pid is in $BGE_PID and in
 # $BGE_VENV/server-$BGE_LANG.pid; stop it with
 # kill "$(cat .venv/bge/server-en.pid)".
 # (No `set -e`: the script is meant to be sourced, and must not change the
@@ -56,7 +58,8 @@ if ! curl -fsS "http://127.0.0.1:$BGE_PORT/health" >/dev/null 2>&1; then
   "$BGE_VENV/bin/python" "$_bge_root/scripts/bge-server.py" --host 127.0.0.1 --port "$BGE_PORT" \
     --threads "$BGE_THREADS" --lang "$BGE_LANG" \
     --model-path "$_bge_dir/bge-small-$BGE_LANG-v1.5-q.onnx" \
-    --tokenizer "$_bge_dir/bge-small-$BGE_LANG-v1.5-q-tokenizer.json" >"$BGE_VENV/server-$BGE_LANG.log" 2>&1 &
+    --tokenizer "$_bge_dir/bge-small-$BGE_LANG-v1.5-q-tokenizer.json" \
+    ${BGE_CACHE:+--cache "$BGE_CACHE"} >"$BGE_VENV/server-$BGE_LANG.log" 2>&1 &
   BGE_PID=$!
   echo "$BGE_PID" >"$BGE_VENV/server-$BGE_LANG.pid"
   for _ in $(seq 1 60); do

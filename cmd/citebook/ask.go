@@ -32,6 +32,7 @@ type answerOptions struct {
 	MinScore    float64
 	K           int
 	Coverage    float64 // answerability bar; 0 means the default, negative turns it off
+	Fusion      string  // JSON overriding fields of the embedder kind's default fusion weights
 }
 
 // addAnswerFlags registers the answering flags with environment defaults.
@@ -52,6 +53,7 @@ func addAnswerFlags(fs *pflag.FlagSet) *answerOptions {
 	fs.Float64Var(&o.MinScore, "min-score", 0, "vector cosine below which chunks are dropped (default 0.2)")
 	fs.IntVar(&o.K, "k", 0, "passages in the context (default 5)")
 	fs.Float64Var(&o.Coverage, "answer-coverage", 0, "IDF-weighted share of the question's key terms the best evidence must hold to answer (default 0.21; negative: never refuse for coverage)")
+	fs.StringVar(&o.Fusion, "fusion", "", `fusion weights as JSON over the embedder's defaults, e.g. '{"heading":0.3}' (reports record the weights used)`)
 	return o
 }
 
@@ -132,6 +134,14 @@ func newPipeline(a *app, o answerOptions) (*qa.Pipeline, error) {
 		deps.Reranker = qa.NewHTTPReranker(o.RerankURL, o.RerankModel, o.RerankKey, nil)
 	}
 	opts := qa.Options{MinScore: o.MinScore, K: o.K, AnswerCoverage: o.Coverage}
+	if o.Fusion != "" {
+		opts.Fusion = qa.DefaultFusion(qa.EmbedderKind(a.Embed.Version()))
+		dec := json.NewDecoder(strings.NewReader(o.Fusion))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&opts.Fusion); err != nil {
+			return nil, citebook.Wrap(err, citebook.EINVALID, "bad --fusion %q", o.Fusion)
+		}
+	}
 	return qa.NewPipeline(deps, opts)
 }
 

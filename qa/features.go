@@ -1,0 +1,118 @@
+package qa
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/citebook/citebook/analysis"
+)
+
+// query features: what a question names as phrases, matched against each
+// candidate's heading path and text after fusion. BM25 scores words one by
+// one; it cannot tell a page titled "Consolidated Statements of Cash Flows"
+// from a note that mentions cash three times, nor a row "Purchases of
+// property, plant and equipment" from a paragraph holding those words far
+// apart.
+type queryFeatures struct {
+	// phrases are the vocabulary phrases of the groups the question names
+	// (its own wording and the other names), as padded term strings.
+	phrases []string
+	// titles are the squashed titles of the statements the question names
+	// (see titleIndex), matched against the squashed heading path.
+	titles []string
+	// pairs are the question's adjacent content terms ("data frame",
+	// "capital expenditure"), matched as adjacent content terms.
+	pairs []string
+}
+
+func (p *Pipeline) queryFeatures(query string) queryFeatures {
+	terms := analysis.Terms(query)
+	qterms := " " + strings.Join(terms, " ") + " "
+	var f queryFeatures
+	for _, g := range p.thesaurus {
+		named := false
+		for _, s := range g {
+			if strings.Contains(qterms, s.terms) {
+				named = true
+				break
+			}
+		}
+		if named {
+			for _, s := range g {
+				f.phrases = append(f.phrases, s.terms)
+			}
+		}
+	}
+	for _, s := range f.phrases {
+		f.titles = append(f.titles, strings.ReplaceAll(s, " ", ""))
+	}
+	f.titles = append(f.titles, p.pageKinds.titles(qterms)...)
+	content := contentRun(terms)
+	seen := map[string]bool{}
+	for i := 1; i < len(content); i++ {
+		pair := " " + content[i-1] + " " + content[i] + " "
+		if !seen[pair] {
+			seen[pair] = true
+			f.pairs = append(f.pairs, pair)
+		}
+	}
+	return f
+}
+
+// contentRun drops stop words and CJK terms (whose index terms are already
+// character pairs) and keeps the order of the rest.
+func contentRun(terms []string) []string {
+	out := make([]string, 0, len(terms))
+	for _, t := range terms {
+		if analysis.IsStopword(t) {
+			continue
+		}
+		if r, _ := utf8.DecodeRuneInString(t); analysis.IsCJK(r) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+func (f *queryFeatures) empty() bool {
+	return len(f.phrases) == 0 && len(f.titles) == 0 && len(f.pairs) == 0
+}
+
+// boost adds the weighted features to each candidate's own evidence: a
+// named phrase in its headings (the statement a page is), a named phrase in
+// its text (the line item), and the share of the question's adjacent term
+// pairs its text holds adjacent too (term proximity).
+func boost(f *queryFeatures, cands []*candidate, w Fusion) {
+	if f == nil || f.empty() || w.Heading == 0 && w.Phrase == 0 && w.Proximity == 0 {
+		return
+	}
+	for _, c := range cands {
+		headTerms := analysis.Terms(strings.Join(c.chunk.HeadingPath, " "))
+		head := strings.Join(headTerms, "")
+		terms := analysis.Terms(c.chunk.Text)
+		text := " " + strings.Join(terms, " ") + " "
+		for _, t := range f.titles {
+			if strings.Contains(head, t) {
+				c.own += w.Heading
+				break
+			}
+		}
+		for _, ph := range f.phrases {
+			if strings.Contains(text, ph) {
+				c.own += w.Phrase
+				break
+			}
+		}
+		if len(f.pairs) > 0 && w.Proximity > 0 {
+			content := " " + strings.Join(contentRun(append(headTerms, terms...)), " ") + " "
+			n := 0
+			for _, pr := range f.pairs {
+				if strings.Contains(content, pr) {
+					n++
+				}
+			}
+			c.own += w.Proximity * float64(n) / float64(len(f.pairs))
+		}
+	}
+}
