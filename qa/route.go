@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"sort"
+	"strings"
 	"sync"
 	"unicode"
 
@@ -215,18 +216,44 @@ func (p *Pipeline) route(ctx context.Context, question string, f citebook.Filter
 	return out, nil
 }
 
-// routeTerms are the question's query terms plus each pair of adjacent
-// words written as one: titles and file names join a name's words
-// ("BESTBUY_2017_10K", "ActivisionBlizzard") that questions spell apart.
+// routeTerms are the terms of the question's names — words written with a
+// capital or a digit ("Best Buy", "FY2023", "3M"), and text in scripts
+// without case — plus each pair of adjacent name words written as one:
+// titles and file names join a name's words ("BESTBUY_2017_10K",
+// "ActivisionBlizzard") that questions spell apart. Lower-case words are
+// left out: a cover page's table of contents names "cash flows" and
+// "operations" in every filing, and summed over a question's ordinary
+// words they outscored the company it names.
 func routeTerms(question string) []string {
-	terms := analysis.QueryTerms(question)
-	seen := make(map[string]bool, len(terms))
-	for _, t := range terms {
-		seen[t] = true
+	var names []string
+	var words []string // adjacent name words, "" between runs
+	for _, w := range strings.FieldsFunc(question, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '&' && r != '\''
+	}) {
+		if strings.ContainsFunc(w, func(r rune) bool { return unicode.IsUpper(r) || unicode.IsDigit(r) || analysis.IsCJK(r) }) {
+			names = append(names, w)
+			words = append(words, w)
+		} else {
+			words = append(words, "")
+		}
 	}
-	words := analysis.Terms(question)
+	var terms []string
+	seen := map[string]bool{}
+	for _, t := range analysis.QueryTerms(strings.Join(names, " ")) {
+		if !analysis.IsStopword(t) { // "What", "Is" open a question
+			seen[t] = true
+			terms = append(terms, t)
+		}
+	}
 	for i := 1; i < len(words); i++ {
-		a, b := words[i-1], words[i]
+		if words[i-1] == "" || words[i] == "" {
+			continue
+		}
+		ta, tb := analysis.Terms(words[i-1]), analysis.Terms(words[i])
+		if len(ta) == 0 || len(tb) == 0 {
+			continue
+		}
+		a, b := ta[len(ta)-1], tb[0]
 		if analysis.IsStopword(a) || analysis.IsStopword(b) || !isWord(a) || !isWord(b) {
 			continue
 		}

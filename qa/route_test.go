@@ -119,3 +119,13 @@ func TestMergeRouted(t *testing.T) {
 	require.Equal(t, 2, got[0].seenLex, "the trace shows the rank in the whole scope")
 	require.Equal(t, 0, got[1].seenLex, "found only in the routed books")
 }
+
+// Routing reads the names a question writes, not its ordinary words (the
+// capitalised first word of a sentence passes, as a name could open it).
+func TestRouteTerms(t *testing.T) {
+	require.Equal(t, []string{"among", "best", "buy", "fy2023", "fy", "2023", "bestbuy"},
+		routeTerms("Among operations, investing, and financing activities, which brought in the most cash flow for Best Buy in FY2023?"))
+	require.Equal(t, []string{"3m", "fy2018"}, routeTerms("What is 3M's FY2018 capital expenditure?")[:2])
+	require.Empty(t, routeTerms("how do i reshape a data frame?"))
+	require.Contains(t, routeTerms("《红楼梦》的作者是谁？"), "红楼")
+}
