@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/analysis"
 )
 
@@ -20,6 +21,11 @@ type queryFeatures struct {
 	// titles are the squashed titles of the statements the question names
 	// (see titleIndex), matched against the squashed heading path.
 	titles []string
+	// titleQuery searches for the pages of the kinds the question names
+	// (their titles as written), so a statement page the question's own
+	// words do not reach still becomes a candidate; "" when none.
+	titleQuery string
+	titled     []citebook.Hit // what titleQuery found
 	// pairs are the question's adjacent content terms ("data frame",
 	// "capital expenditure"), matched as adjacent content terms.
 	pairs []string
@@ -47,6 +53,7 @@ func (p *Pipeline) queryFeatures(query string) queryFeatures {
 		f.titles = append(f.titles, strings.ReplaceAll(s, " ", ""))
 	}
 	f.titles = append(f.titles, p.pageKinds.titles(qterms)...)
+	f.titleQuery = strings.Join(p.pageKinds.written(qterms), "; ")
 	content := contentRun(terms)
 	seen := map[string]bool{}
 	for i := 1; i < len(content); i++ {

@@ -113,8 +113,15 @@ func (p *Pipeline) search(ctx context.Context, sw *stopwatch, qi int, query, exp
 		}
 		xh = keepMatching(xh, &f)
 	}
-	sw.lap("retrieve")
 	qf := p.queryFeatures(query)
+	var th []citebook.Hit
+	if qf.titleQuery != "" && (p.opts.Fusion.Heading > 0) {
+		if th, err = p.deps.Lexical.Search(ctx, qf.titleQuery, f, n); err != nil {
+			return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "keyword search failed")
+		}
+		qf.titled = keepMatching(th, &f)
+	}
+	sw.lap("retrieve")
 	out := fuse(qi, vh, lh, xh, p.opts.Fusion, &qf)
 	sw.lap("fuse")
 	return out, nil

@@ -178,6 +178,18 @@ func (ti titleIndex) named(qterms string) []string {
 	return out
 }
 
+// written returns the titles as configured of the page kinds the question
+// names, by title or by item.
+func (ti titleIndex) written(qterms string) []string {
+	var out []string
+	for _, e := range ti {
+		if slices.ContainsFunc(e.items, func(t string) bool { return strings.Contains(qterms, t) }) {
+			out = append(out, e.written...)
+		}
+	}
+	return out
+}
+
 // titles returns the squashed titles of the statements the question names,
 // by title or by item.
 func (ti titleIndex) titles(qterms string) []string {
