@@ -103,7 +103,8 @@ type Options struct {
 	MaxK          int     // upper bound on Request.K; default 20
 	OverFetch     int     // each retriever returns OverFetch×K candidates; default 4
 	Fusion        Fusion  // retriever weights; zero: DefaultFusion of the embedder's kind
-	Depth         int     // candidates each retriever returns for fusion, at least OverFetch×K; default 80 (20 before the query features, which rerank what BM25 ranks low)
+	Depth         int     // candidates each keyword search returns for fusion, at least OverFetch×K; default 80 (20 before the query features, which rerank what BM25 ranks low)
+	VectorDepth   int     // candidates the vector search returns, at least OverFetch×K; default 20
 	RouteBonus    float64 // fused score a routed book's chunks gain, times the book's share of the best book score; default 1
 	MinScore      float64 // vector cosine below which a chunk is dropped; default 0.2
 	StrongScore   float64 // vector cosine that keeps a chunk without shared terms; default 0.45
@@ -152,6 +153,7 @@ func (o Options) withDefaults() Options {
 	def(&o.RerankPool, 3)
 	def(&o.SplitQueries, 5)
 	def(&o.Depth, 80)
+	def(&o.VectorDepth, 20)
 	if o.RouteBonus <= 0 {
 		o.RouteBonus = 1 // 0.3 and 0.5 lost CMRC passages to title matches; FinanceBench shared gained alike
 	}
