@@ -149,3 +149,18 @@ func TestOnlyCmdWires(t *testing.T) {
 		}
 	}
 }
+
+// TestDepsKeepTermStats: the follower's wrappers hide the lexical index's
+// DocFreq, and without it answerability silently loses its IDF weighting
+// (the refusals the qa tests check); the wiring must hand it over.
+func TestDepsKeepTermStats(t *testing.T) {
+	c := Defaults()
+	c.Data = t.TempDir()
+	l, err := Open(t.Context(), c, nil)
+	require.NoError(t, err)
+	defer l.Close()
+	d := l.Deps()
+	require.NotNil(t, d.Stats, "the lexical index's term statistics")
+	require.NotNil(t, d.Books, "book routing")
+	require.NotNil(t, d.Geometry, "citation boxes")
+}

@@ -27,6 +27,12 @@ func (l *Library) Deps() qa.Deps {
 		Logger:   l.Log,
 		Geometry: l.Meta,
 	}
+	// The follower's wrapper hides the lexical index's term statistics, by
+	// which answerability weighs a question's terms; hand them over as
+	// such (searches sync before the statistics are read).
+	if s, ok := l.Lexical.(qa.TermStats); ok {
+		deps.Stats = s
+	}
 	if tok, err := ingest.NewTokenizer(); err == nil {
 		deps.Tokens = tok
 	} else {
