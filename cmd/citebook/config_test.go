@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"testing"
@@ -59,4 +60,16 @@ func TestFlagDefaultsFromConfig(t *testing.T) {
 	for _, tt := range []*cobra.Command{newTokensCmd(), newGrantsCmd()} {
 		require.Equal(t, c.Data, tt.PersistentFlags().Lookup("data").DefValue, tt.Name())
 	}
+}
+
+// TestTokenNotInHelp: a token from CITEBOOK_TOKEN is used by serve
+// --mcp-stdio but never printed as the flag's default by --help.
+func TestTokenNotInHelp(t *testing.T) {
+	t.Setenv("CITEBOOK_TOKEN", "cb_secret")
+	cmd := newServeCmd()
+	require.Empty(t, cmd.Flags().Lookup("token").DefValue)
+	var help bytes.Buffer
+	cmd.SetOut(&help)
+	require.NoError(t, cmd.Help())
+	require.NotContains(t, help.String(), "cb_secret")
 }
