@@ -1,12 +1,12 @@
 package ingest
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"unicode"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/ingest/internal/parsing"
 )
 
 // builder accumulates a Document in reading order. Parsers announce headings
@@ -49,10 +49,13 @@ func (b *builder) heading(path []string) {
 }
 
 // add cleans text and appends it as a block; empty text is dropped.
-func (b *builder) add(text string) { b.addClean(Clean(text)) }
+func (b *builder) add(text string) { b.addClean(parsing.Clean(text)) }
 
 // addPre appends preformatted text (code), keeping its indentation.
-func (b *builder) addPre(text string) { b.addClean(CleanPreformatted(text)) }
+func (b *builder) addPre(text string) { b.addClean(parsing.CleanPreformatted(text)) }
+
+// cleanTitle normalizes a heading or title to a single line.
+func cleanTitle(s string) string { return parsing.Clean(strings.Join(strings.Fields(s), " ")) }
 
 func (b *builder) addClean(text string) {
 	var spans []citebook.PageSpan
@@ -208,20 +211,4 @@ func normalizeLang(tag string) string {
 		}
 	}
 	return tag
-}
-
-// guard turns a panic inside a parser into an invalid-input error, so a
-// hostile or broken file can never take the process down.
-func guard(format citebook.Format, err *error) {
-	if r := recover(); r != nil {
-		*err = citebook.Errorf(citebook.EINVALID, "cannot parse %s file: malformed content (%v)", format, r)
-	}
-}
-
-// checkCtx reports cancellation as the context's own error.
-func checkCtx(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return citebook.Wrap(err, citebook.EUNAVAILABLE, "parsing cancelled")
-	}
-	return nil
 }

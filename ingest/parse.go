@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/ingest/pdf"
 )
 
 // supported is the list users see when a format is refused.
@@ -20,26 +21,22 @@ const supported = "PDF, EPUB, Markdown (.md, .markdown) and plain text (.txt)"
 
 // ParseFile parses the book at path within DefaultLimits.
 func ParseFile(ctx context.Context, path string) (*Document, error) {
-	return Limits{}.ParseFile(ctx, path)
+	return ParseOptions{}.ParseFile(ctx, path)
 }
 
-// Parse detects the format of a book and parses it within l. Magic bytes
-// win over the name (a PDF called .txt is still a PDF); the extension
-// decides between text formats. name is only used for its extension and in
-// messages. The parse stops at l.Timeout or when ctx ends.
-func (l Limits) Parse(ctx context.Context, name string, r io.ReaderAt, size int64) (*Document, error) {
-	return ParseOptions{Limits: l}.Parse(ctx, name, r, size)
-}
-
-// Parse is Limits.Parse with the options' collaborators (OCR).
+// Parse detects the format of a book and parses it within o.Limits, with
+// the options' collaborators (OCR). Magic bytes win over the name (a PDF
+// called .txt is still a PDF); the extension decides between text formats.
+// name is only used for its extension and in messages. The parse stops at
+// the limits' Timeout or when ctx ends.
 func (o ParseOptions) Parse(ctx context.Context, name string, r io.ReaderAt, size int64) (*Document, error) {
 	l := o.limits()
-	ctx, cancel := l.withDeadline(ctx)
+	ctx, cancel := l.WithDeadline(ctx)
 	defer cancel()
 	doc, err := o.parse(ctx, l, name, r, size)
 	if err != nil && ctx.Err() != nil {
 		// Whatever broke last, the deadline or the cancellation is the cause.
-		return nil, l.deadlineError(ctx)
+		return nil, l.DeadlineError(ctx)
 	}
 	return doc, err
 }
@@ -61,7 +58,12 @@ func (o ParseOptions) parse(ctx context.Context, l Limits, name string, r io.Rea
 	}
 	switch format {
 	case citebook.FormatPDF:
-		return parsePDF(ctx, r, size, l, o)
+		doc, err := pdf.Parse(ctx, r, size, pdf.Options{Limits: l, OCR: o.OCR, Progress: o.Progress, Path: o.path})
+		if err != nil {
+			return nil, err
+		}
+		doc.Language = detectLanguage(sampleText(doc), "")
+		return doc, nil
 	case citebook.FormatEPUB:
 		return parseEPUB(ctx, r, size, l)
 	}
@@ -74,11 +76,6 @@ func (o ParseOptions) parse(ctx context.Context, l Limits, name string, r io.Rea
 		return ParseMarkdown(ctx, data)
 	}
 	return ParseText(ctx, data)
-}
-
-// ParseFile parses the book at path within l.
-func (l Limits) ParseFile(ctx context.Context, path string) (*Document, error) {
-	return ParseOptions{Limits: l}.ParseFile(ctx, path)
 }
 
 // ParseFile parses the book at path with these options.

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/text/transform"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/ingest/pdf"
 )
 
 // Sniff refuses, with the error Parse would end with, files that are
@@ -21,10 +22,9 @@ import (
 // the PDF trailer and cross-reference data or the zip directory, never the
 // content (an AES-256 PDF is decrypted in memory to check it opens), so a
 // nil result does not promise the parse will succeed.
-func (l Limits) Sniff(ctx context.Context, name string, r io.ReaderAt, size int64) (err error) {
-	defer guard(citebook.FormatPDF, &err) // only the PDF library panics (on malformed objects)
-	l = l.withDefaults()
-	ctx, cancel := l.withDeadline(ctx)
+func (o ParseOptions) Sniff(ctx context.Context, name string, r io.ReaderAt, size int64) error {
+	l := o.Limits.WithDefaults()
+	ctx, cancel := l.WithDeadline(ctx)
 	defer cancel()
 	if size == 0 {
 		return citebook.Errorf(citebook.EINVALID, "empty file")
@@ -42,9 +42,9 @@ func (l Limits) Sniff(ctx context.Context, name string, r io.ReaderAt, size int6
 	}
 	switch format {
 	case citebook.FormatPDF:
-		_, err := openPDFChecked(ctxReaderAt{ctx: ctx, r: r}, size, newDocBudget(ctx, l), false)
+		err := pdf.Check(ctx, r, size, l)
 		if err != nil && ctx.Err() != nil {
-			return l.deadlineError(ctx)
+			return l.DeadlineError(ctx)
 		}
 		return err
 	case citebook.FormatEPUB:

@@ -227,7 +227,7 @@ func (a *app) parser() func(ctx context.Context, path string) (*ingest.Document,
 		tess, err := find()
 		if err != nil {
 			a.Log.DebugContext(ctx, "OCR off", "reason", err)
-			return limits.ParseFile(ctx, path)
+			return ingest.ParseOptions{Limits: limits}.ParseFile(ctx, path)
 		}
 		return ingest.ParseOptions{Limits: limits, OCR: tess, Progress: func(done, total int) {
 			a.Log.InfoContext(ctx, "OCR", "file", filepath.Base(path), "pages_done", done, "pages", total)
