@@ -73,9 +73,17 @@ func (c *fontCache) readStreamData(v pdf.Value) []byte {
 // streamReader decodes a stream, as fontCache.readStreamData does.
 type streamReader func(pdf.Value) []byte
 
-// pageGlyphsShared is pageGlyphs for pages of a document: content several
-// pages share is decoded and interpreted once. Callers get their own copy.
-// inherited are the resources the page's ancestors give it. What a page
+// pageGlyphsShared returns a page's glyphs in content-stream order
+// (including text in form XObjects) with correct Unicode text, position and
+// size: one pdf.Text per glyph, X/Y the glyph origin in user space (points,
+// y up, like the library), FontSize the rendered size, W the advance width
+// in points, S its text ("fi" for a ligature glyph). Glyphs whose code maps
+// to no text are not returned but still advance the pen. It never panics: a
+// malformed page yields an error (with whatever glyphs were read before it).
+//
+// Content several pages share is decoded and interpreted once; callers get
+// their own copy. inherited are the resources the page's ancestors give it
+// (found by loadPages). What a page
 // draws is identified by its content stream(s) (a stream prints as its
 // header and file offset, an array as its references) and its resources.
 func (c *fontCache) pageGlyphsShared(p pdf.Page, inherited pdf.Value) ([]pdf.Text, error) {
@@ -109,7 +117,7 @@ func (c *fontCache) pageGlyphsShared(p pdf.Page, inherited pdf.Value) ([]pdf.Tex
 	return slices.Clone(e.glyphs), e.err
 }
 
-// pageGlyphsRes is pageGlyphs with the page's resources already found.
+// pageGlyphsRes is pageGlyphsShared for one page whose resources are found.
 func (c *fontCache) pageGlyphsRes(p pdf.Page, res pdf.Value) (glyphs []pdf.Text, err error) {
 	in := &csInterp{cache: c}
 	defer func() {

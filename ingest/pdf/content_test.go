@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"context"
 	"math"
 	"os"
 	"sort"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/citebook/citebook/ingest/internal/parsing"
 	"github.com/citebook/citebook/internal/corpus"
 	"github.com/ledongthuc/pdf"
 )
@@ -45,16 +47,6 @@ func glyphText(glyphs []pdf.Text) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
-}
-
-func openPDF(t testing.TB, rel string) *pdf.Reader {
-	t.Helper()
-	f, r, err := pdf.Open(corpus.Path(t, rel))
-	if err != nil {
-		t.Fatalf("open %s: %v", rel, err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return r
 }
 
 // openExtractor opens a corpus PDF as a parse does and walks its pages.
@@ -101,16 +93,15 @@ func TestPageGlyphsText(t *testing.T) {
 		{"WinAnsi TrueType", "books/WaldenFull.pdf", 20,
 			[]string{"bestow it on"}, nil},
 	}
-	caches := map[string]*fontCache{}
+	docs := map[string]*pdfExtractor{} // one font cache per book, as in a parse
 	for _, tc := range tests {
+		x := docs[tc.book]
+		if x == nil {
+			x = openExtractor(t, tc.book)
+			docs[tc.book] = x
+		}
 		t.Run(tc.name, func(t *testing.T) {
-			r := openPDF(t, tc.book)
-			fc := caches[tc.book]
-			if fc == nil {
-				fc = newFontCache()
-				caches[tc.book] = fc
-			}
-			glyphs, err := fc.pageGlyphs(r.Page(tc.page))
+			glyphs, err := x.pageGlyphs(tc.page)
 			if err != nil {
 				t.Fatalf("pageGlyphs: %v", err)
 			}
@@ -143,8 +134,7 @@ func TestPageGlyphsText(t *testing.T) {
 // Chinese glyphs on a line must not share an X position, as the library's
 // single-byte width lookup made them.
 func TestPageGlyphsAdvance(t *testing.T) {
-	r := openPDF(t, "books/lshort-zh-cn.pdf")
-	glyphs, err := newFontCache().pageGlyphs(r.Page(31))
+	glyphs, err := openExtractor(t, "books/lshort-zh-cn.pdf").pageGlyphs(31)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,25 +170,26 @@ func TestPageGlyphsAllPages(t *testing.T) {
 	for _, tc := range tests {
 		book := tc.book
 		t.Run(book, func(t *testing.T) {
-			r := openPDF(t, book)
-			fc := newFontCache()
+			x := openExtractor(t, book)
 			total := 0
-			for i := 1; i <= r.NumPage(); i++ {
-				g, err := fc.pageGlyphs(r.Page(i))
+			for i := 1; i <= len(x.pages); i++ {
+				g, err := x.pageGlyphs(i)
 				if err != nil {
 					t.Errorf("page %d: %v", i, err)
 				}
 				total += len(g)
 			}
-			if total < tc.minPerPage*r.NumPage() || total > tc.maxPerPage*r.NumPage() {
-				t.Errorf("%d glyphs over %d pages", total, r.NumPage())
+			if total < tc.minPerPage*len(x.pages) || total > tc.maxPerPage*len(x.pages) {
+				t.Errorf("%d glyphs over %d pages", total, len(x.pages))
 			}
 		})
 	}
 }
 
-// TestLoadPages checks the extractor's one walk of the page tree finds the
-// pages Reader.Page(i) finds, in order.
+// TestLoadPages checks the extractor's one walk of the page tree (the only
+// one citebook has) against the library's own, Reader.Page(i) with the
+// resources Page.Resources finds by climbing /Parent: the same pages, in
+// order, with the same text.
 func TestLoadPages(t *testing.T) {
 	for _, book := range []string{"books/lshort-zh-cn.pdf", "books/R-intro.pdf", "books/dtc-paper.pdf"} {
 		t.Run(book, func(t *testing.T) {
@@ -207,8 +198,9 @@ func TestLoadPages(t *testing.T) {
 				t.Fatalf("%d pages, NumPage says %d", len(x.pages), x.r.NumPage())
 			}
 			for _, i := range []int{1, len(x.pages) / 2, len(x.pages)} {
-				want, _ := newFontCache().pageGlyphs(x.r.Page(i))
-				got, _ := newFontCache().pageGlyphs(x.pages[i-1])
+				ref := x.r.Page(i)
+				want, _ := newFontCacheBudget(x.budget).pageGlyphsRes(ref, ref.Resources())
+				got, _ := x.pageGlyphs(i)
 				if glyphText(got) != glyphText(want) {
 					t.Errorf("page %d differs from Reader.Page(%d)", i, i)
 				}
@@ -225,14 +217,15 @@ func BenchmarkPageGlyphs(b *testing.B) {
 			x := openExtractor(b, book)
 			pages := 0
 			for b.Loop() {
-				x.pages, x.inherited = nil, nil
+				x.pages, x.inherited, x.frames = nil, nil, nil
 				if err := x.loadPages(); err != nil {
 					b.Fatal(err)
 				}
-				fc := newFontCache()
-				for i, p := range x.pages {
-					if _, err := fc.pageGlyphs(p); err != nil {
-						b.Fatalf("page %d: %v", i+1, err)
+				x.budget = newDocBudget(context.Background(), parsing.Limits{})
+				x.glyphCache = newFontCacheBudget(x.budget)
+				for i := 1; i <= len(x.pages); i++ {
+					if _, err := x.pageGlyphs(i); err != nil {
+						b.Fatalf("page %d: %v", i, err)
 					}
 					pages++
 				}

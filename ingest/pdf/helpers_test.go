@@ -2,11 +2,9 @@ package pdf
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"strings"
 
-	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/ingest/internal/parsing"
 	"github.com/ledongthuc/pdf"
 )
@@ -57,33 +55,9 @@ func newPDFExtractor(r io.ReaderAt, size int64) (*pdfExtractor, error) {
 	return x, nil
 }
 
-// newFontCache returns an empty cache for one document, within the default
-// limits and without a deadline.
-func newFontCache() *fontCache {
-	return newFontCacheBudget(newDocBudget(context.Background(), parsing.Limits{}))
-}
-
-// pageGlyphs returns the page's glyphs in content-stream order (including
-// text in form XObjects) with correct Unicode text, position and size: one
-// pdf.Text per glyph, X/Y the glyph origin in user space (points, y up, like
-// the library), FontSize the rendered size, W the advance width in points,
-// S its text ("fi" for a ligature glyph). Glyphs whose code maps to no text
-// are not returned but still advance the pen. It never panics: a malformed
-// page yields an error (with whatever glyphs were read before it).
-func (c *fontCache) pageGlyphs(p pdf.Page) (glyphs []pdf.Text, err error) {
-	var res pdf.Value
-	if !p.V.IsNull() {
-		func() {
-			defer func() {
-				if r := recover(); r != nil {
-					err = citebook.Wrap(fmt.Errorf("%v", r), citebook.EINVALID, "unreadable PDF page resources")
-				}
-			}()
-			res = p.Resources()
-		}()
-	}
-	if err != nil {
-		return nil, err
-	}
-	return c.pageGlyphsRes(p, res)
+// pageGlyphs reads physical page n (1-based) as a parse does: the page and
+// the resources it inherits from loadPages' walk, through the document's
+// font cache.
+func (x *pdfExtractor) pageGlyphs(n int) ([]pdf.Text, error) {
+	return x.glyphCache.pageGlyphsShared(x.pages[n-1], x.inherited[n-1])
 }
