@@ -68,7 +68,7 @@ func (b *builder) addClean(text string) {
 	if b.fresh || len(b.doc.Sections) == 0 {
 		path := b.path
 		if len(path) == 0 {
-			path = []string{b.untitled()}
+			path = []string{b.doc.Untitled()}
 		}
 		b.doc.Sections = append(b.doc.Sections, Section{HeadingPath: slices.Clone(path)})
 		b.fresh = false
@@ -120,15 +120,6 @@ func (b *builder) takeMarks(text string) (string, []citebook.PageSpan) {
 		spans = spans[:len(spans)-1]
 	}
 	return out, spans
-}
-
-// untitled names text that comes before any heading, so every chunk still has
-// a heading path a reader can recognise.
-func (b *builder) untitled() string {
-	if b.doc.Title != "" {
-		return b.doc.Title
-	}
-	return "Front matter"
 }
 
 // finish fills the language from the content, falling back to the declared

@@ -93,15 +93,10 @@ func (l *csLexer) next() (op []byte, ok bool) {
 				l.stack = append(l.stack, v)
 				continue
 			}
-			start := l.pos
-			for l.pos < len(l.buf) && !csIsSpace(l.buf[l.pos]) && !csIsDelim(l.buf[l.pos]) {
-				l.pos++
-			}
-			if l.pos == start { // a lone delimiter we do not handle
-				l.pos++
+			word := l.readWord()
+			if word == nil {
 				continue
 			}
-			word := l.buf[start:l.pos]
 			switch string(word) {
 			case "true", "false":
 				l.stack = append(l.stack, csOperand{kind: csBool})
@@ -243,15 +238,23 @@ func (l *csLexer) readArray() {
 			l.arr = append(l.arr, v)
 			continue
 		}
-		// a bare word inside an array (true/false/null or garbage)
-		start := l.pos
-		for l.pos < len(l.buf) && !csIsSpace(l.buf[l.pos]) && !csIsDelim(l.buf[l.pos]) {
-			l.pos++
-		}
-		if l.pos == start {
-			l.pos++
-		}
+		l.readWord() // a bare word inside an array (true/false/null or garbage)
 	}
+}
+
+// readWord reads a bare word (an operator, true, false, null) at l.pos. At
+// a lone delimiter the lexer does not handle it skips the byte and returns
+// nil.
+func (l *csLexer) readWord() []byte {
+	start := l.pos
+	for l.pos < len(l.buf) && !csIsSpace(l.buf[l.pos]) && !csIsDelim(l.buf[l.pos]) {
+		l.pos++
+	}
+	if l.pos == start {
+		l.pos++
+		return nil
+	}
+	return l.buf[start:l.pos]
 }
 
 func (l *csLexer) skipDict() {

@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"encoding/binary"
 	"io"
+	"iter"
 	"math"
 	"strconv"
 	"strings"
@@ -326,20 +327,31 @@ func (f *pdfFont) loadSimple(v pdf.Value, read streamReader) {
 	}
 }
 
+// differences walks an encoding's /Differences array ([code name name …
+// code name …]): each glyph name with the code it gives a name, in array
+// order, for codes 0–255.
+func differences(diffs pdf.Value) iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		code := 0
+		for i := 0; i < diffs.Len(); i++ {
+			x := diffs.Index(i)
+			switch x.Kind() {
+			case pdf.Integer, pdf.Real:
+				code = int(x.Float64())
+			case pdf.Name:
+				if code >= 0 && code < 256 && !yield(code, x.Name()) {
+					return
+				}
+				code++
+			}
+		}
+	}
+}
+
 func (f *pdfFont) applyDifferences(font pdf.Value, diffs pdf.Value, type3 bool) {
 	names := make(map[int]string)
-	code := 0
-	for i := 0; i < diffs.Len(); i++ {
-		x := diffs.Index(i)
-		switch x.Kind() {
-		case pdf.Integer, pdf.Real:
-			code = int(x.Float64())
-		case pdf.Name:
-			if code >= 0 && code < 256 {
-				names[code] = x.Name()
-			}
-			code++
-		}
+	for code, name := range differences(diffs) {
+		names[code] = name
 	}
 	// pdfTeX's bitmap (Type3) fonts name glyph N "aN": the codes are then
 	// TeX's own font encoding, T1 for current LaTeX and OT1 for older fonts.
@@ -428,24 +440,16 @@ func fontLibraryGlyph(name string, font pdf.Value) (r rune, ok bool) {
 			r, ok = 0, false
 		}
 	}()
-	diffs := font.Key("Encoding").Key("Differences")
-	code := -1
-	for i := 0; i < diffs.Len(); i++ {
-		x := diffs.Index(i)
-		switch x.Kind() {
-		case pdf.Integer, pdf.Real:
-			code = int(x.Float64())
-		case pdf.Name:
-			if x.Name() == name && code >= 0 && code < 256 {
-				lf := pdf.Font{V: font}
-				s := []rune(lf.Encoder().Decode(string([]byte{byte(code)})))
-				if len(s) == 1 && s[0] != rune(code) && s[0] >= 0x20 {
-					return s[0], true
-				}
-				return 0, false
-			}
-			code++
+	for code, n := range differences(font.Key("Encoding").Key("Differences")) {
+		if n != name {
+			continue
 		}
+		lf := pdf.Font{V: font}
+		s := []rune(lf.Encoder().Decode(string([]byte{byte(code)})))
+		if len(s) == 1 && s[0] != rune(code) && s[0] >= 0x20 {
+			return s[0], true
+		}
+		return 0, false
 	}
 	return 0, false
 }

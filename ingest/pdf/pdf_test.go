@@ -23,9 +23,16 @@ import (
 // and the large ones take a second or two each.
 var parsedPDFs sync.Map
 
-func parseCorpusPDF(t *testing.T, rel string) *parsing.Document {
+// parseCorpusPDF parses a book of the corpus, once per test run.
+func parseCorpusPDF(t *testing.T, name string) *parsing.Document {
 	t.Helper()
-	path := corpus.Path(t, "books/"+rel)
+	return parseCorpusFile(t, "books/"+name)
+}
+
+// parseCorpusFile parses the corpus file at rel, once per test run.
+func parseCorpusFile(t *testing.T, rel string) *parsing.Document {
+	t.Helper()
+	path := corpus.Path(t, rel)
 	if d, ok := parsedPDFs.Load(path); ok {
 		return d.(*parsing.Document)
 	}

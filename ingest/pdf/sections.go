@@ -131,7 +131,7 @@ func sectionsFromOutline(units []*pdfUnit, items []pdfOutlineItem, doc *parsing.
 	if len(cuts) > 0 {
 		front = cuts[0].at
 	}
-	emit([]string{untitledPDF(doc)}, 0, front)
+	emit([]string{doc.Untitled()}, 0, front)
 	for i, c := range cuts {
 		end := len(units)
 		if i+1 < len(cuts) {
@@ -140,13 +140,6 @@ func sectionsFromOutline(units []*pdfUnit, items []pdfOutlineItem, doc *parsing.
 		emit(c.path, c.at, end)
 	}
 	return sections
-}
-
-func untitledPDF(doc *parsing.Document) string {
-	if doc.Title != "" {
-		return doc.Title
-	}
-	return "Front matter"
 }
 
 var numberedHeading = regexp.MustCompile(`^(\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+(\S.*)$`)
@@ -164,7 +157,7 @@ var numberedHeading = regexp.MustCompile(`^(\d{1,2}(?:\.\d{1,2}){0,4})\.?\s+(\S.
 // nest too, rather than the second replacing the first.
 func sectionsFromHeadings(units []*pdfUnit, body float64, doc *parsing.Document) []parsing.Section {
 	var sections []parsing.Section
-	path := []string{untitledPDF(doc)}
+	path := []string{doc.Untitled()}
 	var title []string // the current page title
 	titlePage := 0     // the page it opens
 	numbered := false

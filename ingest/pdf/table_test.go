@@ -1,38 +1,17 @@
 package pdf
 
 import (
-	"context"
-	"os"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/citebook/citebook/ingest/internal/parsing"
-	"github.com/citebook/citebook/internal/corpus"
 )
 
 // parseFiling parses a FinanceBench filing from the corpus, once per test run.
 func parseFiling(t *testing.T, name string) *parsing.Document {
 	t.Helper()
-	path := corpus.Path(t, "financebench/pdfs/"+name)
-	if d, ok := parsedPDFs.Load(path); ok {
-		return d.(*parsing.Document)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := parseDefault(context.Background(), f, st.Size())
-	if err != nil {
-		t.Fatalf("parseDefault(%s): %v", name, err)
-	}
-	parsedPDFs.Store(path, doc)
-	return doc
+	return parseCorpusFile(t, "financebench/pdfs/"+name)
 }
 
 // TestParsePDFStatements checks financial statements of real filings against

@@ -55,3 +55,13 @@ func (d *Document) Label(p int) string {
 	}
 	return d.Labels[p-1]
 }
+
+// Untitled names text that comes before any heading, so every chunk still
+// has a heading path a reader can recognise: the book's title, or "Front
+// matter".
+func (d *Document) Untitled() string {
+	if d.Title != "" {
+		return d.Title
+	}
+	return "Front matter"
+}
