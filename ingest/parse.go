@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/citebook/citebook"
@@ -18,6 +19,35 @@ import (
 
 // supported is the list users see when a format is refused.
 const supported = "PDF, EPUB, Markdown (.md, .markdown) and plain text (.txt)"
+
+// ParseOptions are a parse's limits and its optional collaborators.
+type ParseOptions struct {
+	// Limits bound the parse. With OCR, a zero Timeout means
+	// DefaultOCRTimeout: Tesseract takes seconds a page.
+	Limits Limits
+	// OCR reads image-only PDF pages; nil refuses PDFs without a text
+	// layer, as before.
+	OCR pdf.OCR
+	// Progress is told after each OCR'd page how many of the image-only
+	// pages are done; OCR takes seconds a page.
+	Progress func(done, total int)
+	// path is the file being parsed, for OCR tools that read files.
+	path string
+}
+
+// DefaultOCRTimeout bounds a parse that reads pages by OCR, unless
+// Limits.Timeout says otherwise: a few hundred scanned pages at a few
+// seconds each.
+const DefaultOCRTimeout = time.Hour
+
+// limits are the options' Limits with defaults, the OCR timeout included.
+func (o ParseOptions) limits() Limits {
+	l := o.Limits
+	if o.OCR != nil && l.Timeout <= 0 {
+		l.Timeout = DefaultOCRTimeout
+	}
+	return l.WithDefaults()
+}
 
 // ParseFile parses the book at path within DefaultLimits.
 func ParseFile(ctx context.Context, path string) (*Document, error) {

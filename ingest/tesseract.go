@@ -130,3 +130,6 @@ func parseTesseractTSV(b []byte) ([]pdf.OCRWord, error) {
 	}
 	return words, nil
 }
+
+// lineKey numbers a Tesseract line from its block, paragraph and line.
+func lineKey(block, par, line int) int { return (block*1000+par)*1000 + line }
