@@ -72,17 +72,7 @@ func (o ParseOptions) Parse(ctx context.Context, name string, r io.ReaderAt, siz
 }
 
 func (o ParseOptions) parse(ctx context.Context, l Limits, name string, r io.ReaderAt, size int64) (*Document, error) {
-	if size == 0 {
-		return nil, citebook.Errorf(citebook.EINVALID, "empty file")
-	}
-	if size > l.MaxFileSize {
-		return nil, citebook.Errorf(citebook.ETOOLARGE, "file is larger than %d MiB", l.MaxFileSize>>20)
-	}
-	head := make([]byte, min(size, 1024))
-	if _, err := r.ReadAt(head, 0); err != nil && !errors.Is(err, io.EOF) {
-		return nil, citebook.Wrap(err, citebook.EINVALID, "cannot read file")
-	}
-	format, err := detectFormat(name, head, r, size)
+	format, err := checkFormat(l, name, r, size)
 	if err != nil {
 		return nil, err
 	}
@@ -126,6 +116,23 @@ func (o ParseOptions) ParseFile(ctx context.Context, path string) (*Document, er
 		return nil, citebook.Errorf(citebook.EINVALID, "%s is a directory, not a book", path)
 	}
 	return o.Parse(ctx, filepath.Base(path), f, st.Size())
+}
+
+// checkFormat refuses an empty or too large file and detects the format of
+// the rest from its head, name and (for zips) directory: what Parse and
+// Sniff both start with.
+func checkFormat(l Limits, name string, r io.ReaderAt, size int64) (citebook.Format, error) {
+	if size == 0 {
+		return "", citebook.Errorf(citebook.EINVALID, "empty file")
+	}
+	if size > l.MaxFileSize {
+		return "", citebook.Errorf(citebook.ETOOLARGE, "file is larger than %d MiB", l.MaxFileSize>>20)
+	}
+	head := make([]byte, min(size, 1024))
+	if _, err := r.ReadAt(head, 0); err != nil && !errors.Is(err, io.EOF) {
+		return "", citebook.Wrap(err, citebook.EINVALID, "cannot read file")
+	}
+	return detectFormat(name, head, r, size)
 }
 
 func detectFormat(name string, head []byte, r io.ReaderAt, size int64) (citebook.Format, error) {

@@ -4,7 +4,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"errors"
 	"io"
 
 	"golang.org/x/text/encoding"
@@ -26,19 +25,9 @@ func (o ParseOptions) Sniff(ctx context.Context, name string, r io.ReaderAt, siz
 	l := o.Limits.WithDefaults()
 	ctx, cancel := l.WithDeadline(ctx)
 	defer cancel()
-	if size == 0 {
-		return citebook.Errorf(citebook.EINVALID, "empty file")
-	}
-	if size > l.MaxFileSize {
-		return citebook.Errorf(citebook.ETOOLARGE, "file is larger than %d MiB", l.MaxFileSize>>20)
-	}
-	head := make([]byte, min(size, 1024))
-	if _, err := r.ReadAt(head, 0); err != nil && !errors.Is(err, io.EOF) {
-		return citebook.Wrap(err, citebook.EINVALID, "cannot read file")
-	}
-	format, ferr := detectFormat(name, head, r, size)
-	if ferr != nil {
-		return ferr
+	format, err := checkFormat(l, name, r, size)
+	if err != nil {
+		return err
 	}
 	switch format {
 	case citebook.FormatPDF:
