@@ -41,8 +41,9 @@ type SearchResult struct {
 type Trace struct {
 	Question      string             `json:"question"`
 	SubQueries    []string           `json:"sub_queries"`
-	Expanded      []string           `json:"expanded,omitempty"` // the queries searched, when the books' definitions added to them
-	Books         []BookScore        `json:"books,omitempty"`    // books ranked by their metadata, when the scope has several
+	Expanded      []string           `json:"expanded,omitempty"`      // the queries searched, when the books' definitions added to them
+	TitleQueries  []string           `json:"title_queries,omitempty"` // searches for the pages of the statements a question names (see DefaultStatements)
+	Books         []BookScore        `json:"books,omitempty"`         // books ranked by their metadata, when the scope has several
 	Retrieved     []TraceHit         `json:"retrieved"`
 	Dropped       []Dropped          `json:"dropped,omitempty"`
 	Context       []string           `json:"context"` // chunk IDs given to the answerer, in order

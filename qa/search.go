@@ -77,12 +77,16 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 		}
 	}
 	for i, query := range fd.queries {
-		cands, err := p.search(ctx, sw, i, query, searched[i], vecs[i], f, n, nl)
+		qf := p.queryFeatures(query)
+		if qf.titleQuery != "" && p.opts.Fusion.Heading > 0 {
+			tr.TitleQueries = append(tr.TitleQueries, qf.titleQuery)
+		}
+		cands, err := p.search(ctx, sw, i, query, searched[i], vecs[i], f, n, nl, &qf)
 		if err != nil {
 			return nil, err
 		}
 		if rf, ok := routedFilter(f, tr.Books); ok {
-			routed, err := p.search(ctx, sw, i, query, searched[i], vecs[i], rf, n, nl)
+			routed, err := p.search(ctx, sw, i, query, searched[i], vecs[i], rf, n, nl, &qf)
 			if err != nil {
 				return nil, err
 			}
@@ -105,7 +109,7 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 // the books' definitions expanded it, BM25 of the expanded query as a third,
 // lighter signal (spelling out "APT" as "advanced packaging tool" adds common
 // words that must not outweigh the question's own).
-func (p *Pipeline) search(ctx context.Context, sw *stopwatch, qi int, query, expanded string, vec []float32, f citebook.Filter, n, nl int) ([]*candidate, error) {
+func (p *Pipeline) search(ctx context.Context, sw *stopwatch, qi int, query, expanded string, vec []float32, f citebook.Filter, n, nl int, qf *queryFeatures) ([]*candidate, error) {
 	vh, lh, err := p.retrieve(ctx, query, vec, f, n, nl)
 	if err != nil {
 		return nil, err
@@ -117,16 +121,16 @@ func (p *Pipeline) search(ctx context.Context, sw *stopwatch, qi int, query, exp
 		}
 		xh = keepMatching(xh, &f)
 	}
-	qf := p.queryFeatures(query)
 	var th []citebook.Hit
-	if qf.titleQuery != "" && (p.opts.Fusion.Heading > 0) {
+	qf.titled = nil
+	if qf.titleQuery != "" && p.opts.Fusion.Heading > 0 {
 		if th, err = p.deps.Lexical.Search(ctx, qf.titleQuery, f, nl); err != nil {
 			return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "keyword search failed")
 		}
 		qf.titled = keepMatching(th, &f)
 	}
 	sw.lap("retrieve")
-	out := fuse(qi, vh, lh, xh, p.opts.Fusion, &qf)
+	out := fuse(qi, vh, lh, xh, p.opts.Fusion, qf)
 	sw.lap("fuse")
 	return out, nil
 }
