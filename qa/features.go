@@ -26,6 +26,9 @@ type queryFeatures struct {
 	// words do not reach still becomes a candidate; "" when none.
 	titleQuery string
 	titled     []citebook.Hit // what titleQuery found
+	// seen keeps each chunk's analysed heading and text, since the search
+	// of the routed books meets the same chunks again.
+	seen map[string]chunkTerms
 	// pairs are the question's adjacent content terms ("data frame",
 	// "capital expenditure"), matched as adjacent content terms.
 	pairs []string
@@ -94,11 +97,16 @@ func boost(f *queryFeatures, cands []*candidate, w Fusion) {
 	if f == nil || f.empty() || w.Heading == 0 && w.Phrase == 0 && w.Proximity == 0 {
 		return
 	}
+	if f.seen == nil {
+		f.seen = map[string]chunkTerms{}
+	}
 	for _, c := range cands {
-		headTerms := analysis.Terms(strings.Join(c.chunk.HeadingPath, " "))
-		head := strings.Join(headTerms, "")
-		terms := analysis.Terms(c.chunk.Text)
-		text := " " + strings.Join(terms, " ") + " "
+		ct, ok := f.seen[c.chunk.ID]
+		if !ok {
+			ct = analyse(&c.chunk)
+			f.seen[c.chunk.ID] = ct
+		}
+		head, text := ct.head, ct.text
 		for _, t := range f.titles {
 			if strings.Contains(head, t) {
 				c.own += w.Heading
@@ -112,14 +120,29 @@ func boost(f *queryFeatures, cands []*candidate, w Fusion) {
 			}
 		}
 		if len(f.pairs) > 0 && w.Proximity > 0 {
-			content := " " + strings.Join(contentRun(append(headTerms, terms...)), " ") + " "
 			n := 0
 			for _, pr := range f.pairs {
-				if strings.Contains(content, pr) {
+				if strings.Contains(ct.content, pr) {
 					n++
 				}
 			}
 			c.own += w.Proximity * float64(n) / float64(len(f.pairs))
 		}
+	}
+}
+
+// chunkTerms is a chunk as the features read it: its heading path squashed,
+// its text's terms padded, and its heading and text content terms padded.
+type chunkTerms struct {
+	head, text, content string
+}
+
+func analyse(c *citebook.Chunk) chunkTerms {
+	headTerms := analysis.Terms(strings.Join(c.HeadingPath, " "))
+	terms := analysis.Terms(c.Text)
+	return chunkTerms{
+		head:    strings.Join(headTerms, ""),
+		text:    " " + strings.Join(terms, " ") + " ",
+		content: " " + strings.Join(contentRun(append(headTerms, terms...)), " ") + " ",
 	}
 }
