@@ -16,6 +16,7 @@ import (
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/index/embedder"
+	"github.com/citebook/citebook/index/jobqueue"
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/memstore"
 	"github.com/citebook/citebook/index/sqlite"
@@ -70,6 +71,9 @@ func newEnv(t *testing.T, newStore storeFactory) *env {
 	emb := &flakyEmbedder{inner: newEmbedder(t), failAfter: -1}
 	return &env{meta: meta, vec: newStore(t, emb.Version().Dimension), lex: lex, emb: emb, dir: dir}
 }
+
+// queue is the library's shared job queue.
+func (e *env) queue() index.Queue { return jobqueue.New(e.meta.SQL(), jobqueue.SQLite) }
 
 func (e *env) builder(opt index.BuilderOptions) *index.Builder {
 	opt.Chunking = chunking

@@ -21,6 +21,7 @@ import (
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/acl"
 	"github.com/citebook/citebook/index"
+	"github.com/citebook/citebook/index/jobqueue"
 	"github.com/citebook/citebook/index/sqlite"
 	"github.com/citebook/citebook/ingest"
 	"github.com/citebook/citebook/internal/corpus"
@@ -271,7 +272,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 	// build the runner makes, as the builder would record them.
 	fb := &fakeBuilder{t: t, lib: lib, builds: e.builds, recorded: []citebook.Job{{ID: 1, BookID: "rintro", Status: citebook.JobCompleted, Version: 1}}}
 	e.builder = fb
-	e.runner = index.NewRunner(fb, fb, index.RunnerOptions{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	e.runner = index.NewRunner(fb, fb, jobqueue.New(db.SQL(), jobqueue.SQLite), index.RunnerOptions{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	t.Cleanup(func() { e.runner.Close(context.Background()) })
 
 	principals := map[string]citebook.Principal{

@@ -14,6 +14,7 @@ import (
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/index/embedder"
+	"github.com/citebook/citebook/index/jobqueue"
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/memstore"
 	"github.com/citebook/citebook/index/milvus"
@@ -96,6 +97,8 @@ type app struct {
 	Lexical index.LexicalIndex
 	Embed   embedder.Embedder // documents for the builder, queries for answering
 	Builder *index.Builder
+	// Queue is the library's shared queue of index jobs.
+	Queue index.Queue
 	// Follow reloads what another process (the CLI while serve runs)
 	// changes in the in-memory stores; retrieval goes through it.
 	Follow *index.Follower
@@ -122,6 +125,7 @@ func openApp(ctx context.Context, o appOptions) (_ *app, err error) {
 		return nil, err
 	}
 	a.closers = append(a.closers, a.Meta.Close)
+	a.Queue = jobqueue.New(a.Meta.SQL(), jobqueue.SQLite)
 	recoverJobs(ctx, a.Meta, a.Log)
 	// Before the stores load, so a change committed meanwhile is reloaded.
 	if a.Follow, err = index.NewFollower(ctx, a.Meta, a.Log); err != nil {

@@ -79,7 +79,7 @@ func TestReindexLoopNeverCitesInvisibleChunks(t *testing.T) {
 	cli, err := openApp(ctx, testAppOptions(data))
 	require.NoError(t, err)
 	defer cli.Close()
-	runner := index.NewRunner(cli.Builder, cli.Meta, index.RunnerOptions{Workers: 1, Logger: cli.Log})
+	runner := index.NewRunner(cli.Builder, cli.Meta, cli.Queue, index.RunnerOptions{Workers: 1, Logger: cli.Log})
 	defer runner.Close(context.Background())
 	in := func(ed int) citebook.BookInput {
 		return citebook.BookInput{BookID: "guide", Title: "Field guide", Tenant: "default", Path: paths[ed]}

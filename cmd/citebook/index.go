@@ -111,7 +111,7 @@ func runIndex(cmd *cobra.Command, f *indexFlags, args []string) error {
 	// Books go through the same job runner as the server's uploads, one at
 	// a time: the deadline applies, and Ctrl-C cancels the running job,
 	// which records its end before the command exits.
-	runner := index.NewRunner(a.Builder, a.Meta, index.RunnerOptions{Workers: 1, Deadline: f.deadline,
+	runner := index.NewRunner(a.Builder, a.Meta, a.Queue, index.RunnerOptions{Workers: 1, Deadline: f.deadline,
 		Grace: 3 * time.Second, Logger: a.Log})
 	defer runner.Close(context.WithoutCancel(ctx))
 	out := cmd.OutOrStdout()

@@ -10,7 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
+	"github.com/citebook/citebook/index/jobqueue"
 	"github.com/citebook/citebook/index/sqlite"
 )
 
@@ -44,6 +46,10 @@ func newJobsCmd() *cobra.Command {
 		}
 		defer db.Close()
 		recoverJobs(ctx, db, slog.Default())
+		queue, err := jobqueue.New(db.SQL(), jobqueue.SQLite).Entries(ctx, book)
+		if err != nil {
+			return err
+		}
 		jobs, err := db.Jobs(ctx, book)
 		if err != nil {
 			return err
@@ -65,10 +71,45 @@ func newJobsCmd() *cobra.Command {
 		if asJSON {
 			return writeJSON(cmd.OutOrStdout(), views)
 		}
+		printQueue(cmd.OutOrStdout(), queue)
 		printJobs(cmd.OutOrStdout(), views)
 		return nil
 	}
 	return cmd
+}
+
+// printQueue shows the shared queue's jobs that are waiting or running,
+// with the worker holding each and until when its lease runs.
+func printQueue(w io.Writer, es []index.QueueEntry) {
+	var open []index.QueueEntry
+	for _, e := range es {
+		if !e.Job.Status.Ended() {
+			open = append(open, e)
+		}
+	}
+	if len(open) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "QUEUED JOB\tBOOK\tTENANT\tSTATUS\tWORKER\tPROCESS\tLEASE\tATTEMPTS\tQUEUED")
+	for _, e := range open {
+		worker, proc, lease := "-", "-", "-"
+		if e.Job.Status == citebook.JobRunning {
+			worker, proc = e.Worker, e.Job.Owner.String()
+			if left := time.Until(e.Lease); left > 0 {
+				lease = "ends in " + left.Round(100*time.Millisecond).String()
+			} else {
+				lease = "expired"
+			}
+			if e.Cancel {
+				lease += ", cancel requested"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", e.Job.Handle, e.Job.BookID, e.Job.Tenant, e.Job.Status,
+			worker, proc, lease, e.Attempts, e.Job.Queued.Local().Format("2006-01-02 15:04:05"))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
 }
 
 // printJobs renders one line per job, a batch summary, and the failure

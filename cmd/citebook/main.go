@@ -43,7 +43,7 @@ func newRoot() *cobra.Command {
 // commands lists the subcommands; each lives in a file of its own.
 func commands() []*cobra.Command {
 	return []*cobra.Command{
-		newIndexCmd(), newJobsCmd(),
+		newIndexCmd(), newJobsCmd(), newWorkerCmd(),
 		newParseCmd(), newAskCmd(),
 		newServeCmd(), newTokensCmd(), newGrantsCmd(),
 		newEvalCmd(),

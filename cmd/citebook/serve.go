@@ -84,7 +84,7 @@ agents), as the principal of --token or of --tenant/--user/--groups/--admin.`,
 	fs.StringVar(&f.user, "user", "local", "user of the local principal")
 	fs.StringSliceVar(&f.groups, "groups", nil, "groups of the local principal (--mcp-stdio)")
 	fs.BoolVar(&f.admin, "admin", true, "the --mcp-stdio principal is a tenant admin")
-	fs.IntVar(&f.workers, "index-workers", 2, "index jobs run at once (a job running over a minute stops counting, so small books never wait behind a huge one)")
+	fs.IntVar(&f.workers, "index-workers", 2, "index jobs this server runs at once (a job running over a minute stops counting, so small books never wait behind a huge one); 0 leaves them to `citebook worker` processes")
 	fs.DurationVar(&f.deadline, "job-deadline", index.DefaultJobDeadline, "longest an index job may run before it is cancelled and fails")
 	fs.StringVar(&f.pprof, "pprof", "", "serve net/http/pprof on this loopback address, e.g. 127.0.0.1:6060 (profiling)")
 	fs.StringSliceVar(&f.cors, "cors-origin", envList("CITEBOOK_CORS_ORIGINS"), "browser origins allowed to call the API with a token, e.g. https://app.example.com (env CITEBOOK_CORS_ORIGINS, comma-separated)")
@@ -103,8 +103,8 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		return citebook.Wrap(err, citebook.EINTERNAL, "loading the tokenizer")
 	}
 	tokens := auth.NewStore(a.Meta.SQL())
-	runner := index.NewRunner(a.Builder, a.Meta, index.RunnerOptions{
-		Workers: f.workers, Deadline: f.deadline, Logger: a.Log})
+	runner := index.NewRunner(a.Builder, a.Meta, a.Queue, index.RunnerOptions{
+		Workers: f.workers, QueueOnly: f.workers == 0, Deadline: f.deadline, Logger: a.Log})
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
