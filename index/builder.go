@@ -275,6 +275,9 @@ func (b *Builder) Index(ctx context.Context, in BookInput) (*JobResult, error) {
 		return nil, err
 	}
 	defer b.heartbeat(ctx, st.job.ID)()
+	if in.Recorded != nil {
+		in.Recorded(st.job.ID)
+	}
 	b.point(fpJobCreated)
 	if err := b.supersede(ctx, in.BookID, st.job.ID); err != nil {
 		return b.fail(ctx, st, err)

@@ -71,6 +71,8 @@ type Queue interface {
 	// Finish records the end of a job w holds (status, error, the build
 	// record and its counts); a job w no longer holds is left alone.
 	Finish(ctx context.Context, handle string, w Worker, j Job) error
+	// Link records the build record (Job.ID) of the job w runs.
+	Link(ctx context.Context, handle string, w Worker, jobID int64) error
 	// Release gives a running job w holds back to the queue, to be resumed
 	// by the next worker (graceful shutdown).
 	Release(ctx context.Context, handle string, w Worker) error

@@ -269,17 +269,27 @@ func (r *Runner) Jobs(ctx context.Context, bookID string) ([]Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Job
-	seen := map[int64]bool{}
-	for _, e := range es {
-		out = append(out, e.Job)
-		if e.Job.ID != 0 {
-			seen[e.Job.ID] = true
-		}
-	}
 	past, err := r.log.Jobs(ctx, bookID)
 	if err != nil {
 		return nil, err
+	}
+	byID := map[int64]Job{}
+	for _, j := range past {
+		byID[j.ID] = j
+	}
+	var out []Job
+	seen := map[int64]bool{}
+	for _, e := range es {
+		j := e.Job
+		if rec, ok := byID[j.ID]; ok && j.ID != 0 {
+			seen[j.ID] = true
+			// The build record knows best why a build of a dead process
+			// ended (abandoned, and what to run next).
+			if rec.Status == JobAbandoned && j.Status != citebook.JobQueued {
+				j.Status, j.Error = rec.Status, rec.Error
+			}
+		}
+		out = append(out, j)
 	}
 	for _, j := range past {
 		if !seen[j.ID] {
@@ -636,6 +646,15 @@ func (r *Runner) start(e *entry) {
 	}
 	ctx, cancel2 := context.WithCancel(ctx)
 	e.cancel = func() { cancel2(); cancel() }
+	handle := e.job.Handle
+	e.in.Recorded = func(id int64) {
+		r.mu.Lock()
+		e.job.ID = id
+		r.mu.Unlock()
+		if err := r.q.Link(context.WithoutCancel(ctx), handle, r.self, id); err != nil {
+			r.lg.Warn("cannot link a queued job to its build record", "job", handle, "build", id, "err", err)
+		}
+	}
 	r.wg.Add(1)
 	go r.execute(ctx, e)
 }

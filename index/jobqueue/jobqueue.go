@@ -291,7 +291,7 @@ func (q *Queue) Claim(ctx context.Context, c index.Claim) (*index.QueueEntry, er
 		lease := now.Add(c.Lease)
 		res, err := tx.ExecContext(ctx, q.q(`UPDATE job_queue SET status = 'running', worker = ?, worker_host = ?,
 			worker_pid = ?, worker_start = ?, lease_until = ?, heartbeat = ?, started = ?, attempts = attempts + 1,
-			resume = ? WHERE handle = ? AND (status = 'queued' OR (status = 'running' AND lease_until < ?))`),
+			resume = ?, job_id = 0 WHERE handle = ? AND (status = 'queued' OR (status = 'running' AND lease_until < ?))`),
 			c.Worker.ID, o.Host, o.PID, o.Start, ms(lease), nowMS, nowMS, b2i(resume), e.Job.Handle, nowMS)
 		if err != nil {
 			return err
@@ -300,7 +300,7 @@ func (q *Queue) Claim(ctx context.Context, c index.Claim) (*index.QueueEntry, er
 			return err
 		}
 		e.Job.Status, e.Job.Owner, e.Job.Started, e.Job.Heartbeat = citebook.JobRunning, o, now.UTC(), now.UTC()
-		e.Worker, e.Lease, e.Input.Resume = c.Worker.ID, lease, resume
+		e.Worker, e.Lease, e.Input.Resume, e.Job.ID = c.Worker.ID, lease, resume, 0
 		e.Attempts++
 		got = &e
 		return nil
@@ -343,6 +343,12 @@ func (q *Queue) Finish(ctx context.Context, handle string, w index.Worker, j ind
 			AND finished < ?`), ms(now.Add(-keepEnded)))
 		return err
 	})
+}
+
+// Link records the build record of the job w runs.
+func (q *Queue) Link(ctx context.Context, handle string, w index.Worker, jobID int64) error {
+	_, err := q.db.ExecContext(ctx, q.q(`UPDATE job_queue SET job_id = ? WHERE handle = ? AND worker = ?`), jobID, handle, w.ID)
+	return unavailable(err, "link a job to its build")
 }
 
 // Release puts a job w holds back in the queue, to be resumed.

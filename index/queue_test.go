@@ -1,0 +1,82 @@
+package index_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/index"
+)
+
+// TestQueueSharedAcrossRunners: a job queued through a runner that runs
+// nothing (a server with --index-workers 0) is run by another runner on the
+// same library (a worker), and a cancel asked of the first reaches the
+// build in the second within a lease renewal.
+func TestQueueSharedAcrossRunners(t *testing.T) {
+	e := embeddedEnv(t)
+	sp := newSlowParse(true)
+	defer close(sp.release)
+	b := e.builder(index.BuilderOptions{Parse: sp.parse})
+	api := index.NewRunner(b, e.meta, e.queue(), index.RunnerOptions{QueueOnly: true, Logger: quiet()})
+	defer api.Close(context.Background())
+	worker := index.NewRunner(b, e.meta, e.queue(), index.RunnerOptions{Workers: 1, RenewEvery: 100 * time.Millisecond,
+		PollEvery: 50 * time.Millisecond, Logger: quiet()})
+	defer worker.Close(context.Background())
+	ctx := context.Background()
+	dir := t.TempDir()
+
+	small, err := api.Submit(ctx, citebook.BookInput{BookID: "small", Tenant: "acme", Path: bookFile(t, dir, "small.md")})
+	require.NoError(t, err)
+	require.Equal(t, citebook.JobCompleted, waitEnded(t, api, small.Handle, 10*time.Second).Status)
+	_, err = e.meta.Book(ctx, "small")
+	require.NoError(t, err, "built by the worker")
+
+	huge, err := api.Submit(ctx, citebook.BookInput{BookID: "huge", Tenant: "acme", Path: bookFile(t, dir, "huge.md")})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		j, _ := api.Job(ctx, huge.Handle)
+		return j.Status == citebook.JobRunning
+	}, 5*time.Second, 5*time.Millisecond)
+	es, err := e.queue().Entries(ctx, "huge")
+	require.NoError(t, err)
+	require.Len(t, es, 1)
+	require.Equal(t, worker.WorkerID(), es[0].Worker, "the worker holds it")
+	t0 := time.Now()
+	j, err := api.Cancel(ctx, huge.Handle)
+	require.NoError(t, err)
+	require.Equal(t, citebook.JobRunning, j.Status, "running elsewhere: told to stop")
+	j = waitEnded(t, api, huge.Handle, 5*time.Second)
+	require.Equal(t, citebook.JobCancelled, j.Status)
+	t.Logf("cancel reached the other runner's build in %s", time.Since(t0).Round(time.Millisecond))
+	require.Less(t, time.Since(t0), 2*time.Second)
+}
+
+// TestQueueTakesOverDeadWorkersJob: a job whose worker stopped renewing
+// its lease (killed on another host) is claimed by the next worker and
+// built, resuming.
+func TestQueueTakesOverDeadWorkersJob(t *testing.T) {
+	e := embeddedEnv(t)
+	b := e.builder(index.BuilderOptions{})
+	ctx := context.Background()
+	q := e.queue()
+	j := citebook.Job{Handle: "job_dead", BookID: "guide", Tenant: "acme", Owner: index.Owner{Host: "elsewhere", PID: 42}}
+	require.NoError(t, q.Enqueue(ctx, index.QueueEntry{Job: j, Worker: "w_dead", Lease: time.Now().Add(300 * time.Millisecond),
+		Input: citebook.BookInput{BookID: "guide", Tenant: "acme", Path: bookFile(t, t.TempDir(), "guide.md")}}, 0))
+	worker := index.NewRunner(b, e.meta, q, index.RunnerOptions{Workers: 1, PollEvery: 50 * time.Millisecond, Logger: quiet()})
+	defer worker.Close(context.Background())
+	time.Sleep(150 * time.Millisecond)
+	got, err := q.Entry(ctx, "job_dead")
+	require.NoError(t, err)
+	require.Equal(t, "w_dead", got.Worker, "not taken while the lease holds")
+	done := waitEnded(t, worker, "job_dead", 10*time.Second)
+	require.Equal(t, citebook.JobCompleted, done.Status, done.Error)
+	got, err = q.Entry(ctx, "job_dead")
+	require.NoError(t, err)
+	require.Equal(t, worker.WorkerID(), got.Worker)
+	require.Equal(t, 2, got.Attempts)
+	require.True(t, got.Input.Resume, "a taken-over job resumes its build")
+	require.NotZero(t, got.Job.ID, "linked to its build record")
+}
