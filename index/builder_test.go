@@ -18,7 +18,7 @@ import (
 	"github.com/citebook/citebook/index/embedder"
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/memstore"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/index/metadb"
 	"github.com/citebook/citebook/ingest"
 	"github.com/citebook/citebook/internal/corpus"
 )
@@ -50,7 +50,7 @@ func TestBuilderEmbedded(t *testing.T) {
 // env is one library under test: real metadata DB, vector store, lexical
 // index and builtin embedder.
 type env struct {
-	meta *sqlite.DB
+	meta *metadb.DB
 	vec  index.VectorStore
 	lex  index.LexicalIndex
 	emb  *flakyEmbedder
@@ -61,7 +61,7 @@ func newEnv(t *testing.T, newStore storeFactory) *env {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	meta, err := sqlite.Open(ctx, filepath.Join(dir, "citebook.db"))
+	meta, err := metadb.Open(ctx, filepath.Join(dir, "citebook.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { meta.Close() })
 	lex, err := lexical.Open(ctx, filepath.Join(dir, "lexical"))

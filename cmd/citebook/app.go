@@ -16,8 +16,8 @@ import (
 	"github.com/citebook/citebook/index/embedder"
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/memstore"
+	"github.com/citebook/citebook/index/metadb"
 	"github.com/citebook/citebook/index/milvus"
-	"github.com/citebook/citebook/index/sqlite"
 	"github.com/citebook/citebook/ingest"
 )
 
@@ -91,7 +91,7 @@ func addAppFlags(fs *pflag.FlagSet) *appOptions {
 type app struct {
 	Opts    appOptions
 	Log     *slog.Logger
-	Meta    *sqlite.DB
+	Meta    *metadb.DB
 	Vectors index.VectorStore
 	Lexical index.LexicalIndex
 	Embed   embedder.Embedder // documents for the builder, queries for answering
@@ -118,7 +118,7 @@ func openApp(ctx context.Context, o appOptions) (_ *app, err error) {
 	if err := os.MkdirAll(o.Data, 0o755); err != nil {
 		return nil, citebook.Wrap(err, citebook.EINVALID, "cannot create library directory %s", o.Data)
 	}
-	if a.Meta, err = sqlite.Open(ctx, metaPath(o.Data)); err != nil {
+	if a.Meta, err = metadb.Open(ctx, metaPath(o.Data)); err != nil {
 		return nil, err
 	}
 	a.closers = append(a.closers, a.Meta.Close)

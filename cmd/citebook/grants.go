@@ -13,7 +13,7 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/acl"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/index/metadb"
 )
 
 // newGrantsCmd manages ACL grants: the CLI face of acl.Manager, the same
@@ -174,7 +174,7 @@ func withGrants(ctx context.Context, data string, fn func(*acl.Manager) error) e
 	if _, err := os.Stat(metaPath(data)); err != nil {
 		return citebook.Errorf(citebook.ENOTFOUND, "no library at %s (index a book first)", data)
 	}
-	db, err := sqlite.Open(ctx, metaPath(data))
+	db, err := metadb.Open(ctx, metaPath(data))
 	if err != nil {
 		return err
 	}

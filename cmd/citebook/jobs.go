@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/index/metadb"
 )
 
 // jobView is a job with its batches, as `citebook jobs --json` prints it.
@@ -38,7 +38,7 @@ func newJobsCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print jobs with their batches as JSON")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
-		db, err := sqlite.Open(ctx, metaPath(data))
+		db, err := metadb.Open(ctx, metaPath(data))
 		if err != nil {
 			return err
 		}

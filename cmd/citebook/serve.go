@@ -125,7 +125,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		RatePerToken: rate.Limit(f.rate), RateBurst: f.burst, Registry: reg, Logger: a.Log,
 		Ready: map[string]web.Check{
 			"metadata": func(ctx context.Context) error {
-				return citebook.Wrap(a.Meta.SQL().PingContext(ctx), citebook.EUNAVAILABLE, "metadata database unreachable")
+				return citebook.Wrap(a.Meta.Ping(ctx), citebook.EUNAVAILABLE, "metadata database unreachable")
 			},
 			"vectors": func(ctx context.Context) error {
 				_, err := a.Vectors.IDs(ctx, "readyz-probe")

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/citebook/citebook"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/index/metadb"
 	"github.com/citebook/citebook/web/auth"
 )
 
@@ -118,7 +118,7 @@ func withTokens(ctx context.Context, data string, fn func(*auth.Store) error) er
 	if err := os.MkdirAll(data, 0o755); err != nil {
 		return citebook.Wrap(err, citebook.EINVALID, "cannot create library directory %s", data)
 	}
-	db, err := sqlite.Open(ctx, metaPath(data))
+	db, err := metadb.Open(ctx, metaPath(data))
 	if err != nil {
 		return err
 	}
