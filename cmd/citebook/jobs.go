@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/metadb"
 )
 
 // jobView is a job with its batches, as `citebook jobs --json` prints it.
@@ -31,14 +30,15 @@ func newJobsCmd() *cobra.Command {
 		Short: "Show index job history, batch states and failure reasons",
 		Args:  cobra.NoArgs,
 	}
-	data := defaultAppOptions().Data
-	cmd.Flags().StringVar(&data, "data", data, "library directory (env CITEBOOK_DATA)")
+	lib := defaultAppOptions()
+	cmd.Flags().StringVar(&lib.Data, "data", lib.Data, "library directory (env CITEBOOK_DATA)")
+	addMetaFlag(cmd.Flags(), &lib)
 	cmd.Flags().StringVar(&book, "book", "", "only this book's jobs")
 	cmd.Flags().IntVar(&limit, "limit", 20, "show at most this many jobs, newest first (0: all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print jobs with their batches as JSON")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
-		db, err := metadb.Open(ctx, metaPath(data))
+		db, err := openMeta(ctx, lib)
 		if err != nil {
 			return err
 		}
