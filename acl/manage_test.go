@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/citebook/citebook"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/index/metadb"
 )
 
 // bookMap serves the test library by ID, as the metadata database does.
@@ -26,7 +26,7 @@ func (m bookMap) Book(_ context.Context, id string) (*citebook.Book, error) {
 
 func newManager(t testing.TB) *Manager {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "meta.db"))
+	db, err := metadb.Open(context.Background(), filepath.Join(t.TempDir(), "meta.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	return NewManager(NewStore(db.SQL()), bookMap(library), parents)

@@ -9,12 +9,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/citebook/citebook"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/index/metadb"
 )
 
 func TestStoreAndResolver(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "meta.db"))
+	db, err := metadb.Open(ctx, filepath.Join(t.TempDir(), "meta.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	for _, b := range library {

@@ -20,7 +20,7 @@ import (
 	"github.com/citebook/citebook/index/embedder"
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/memstore"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/index/metadb"
 	"github.com/citebook/citebook/internal/corpus"
 	"github.com/citebook/citebook/qa"
 )
@@ -30,7 +30,7 @@ const jnj8K = "JOHNSON_JOHNSON_2023_8K_dated-2023-08-30"
 // evalLibrary is a real library (metadata DB, embedded vector store,
 // lexical index, builtin embedder) with the QA pipeline the server wires.
 type evalLibrary struct {
-	meta    *sqlite.DB
+	meta    *metadb.DB
 	builder *index.Builder
 	p       *qa.Pipeline
 }
@@ -39,7 +39,7 @@ func openLibrary(t *testing.T) *evalLibrary {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	meta, err := sqlite.Open(ctx, filepath.Join(dir, "citebook.db"))
+	meta, err := metadb.Open(ctx, filepath.Join(dir, "citebook.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { meta.Close() })
 	vec, err := memstore.Open(ctx, filepath.Join(dir, "vectors"))

@@ -9,7 +9,7 @@ import (
 	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/memstore"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/index/metadb"
 	"github.com/citebook/citebook/internal/corpus"
 )
 
@@ -20,7 +20,7 @@ func BenchmarkReindexUnchanged(b *testing.B) {
 	ctx := context.Background()
 	pdf := corpus.Path(b, "books/debian-reference.en.pdf")
 	dir := b.TempDir()
-	meta, err := sqlite.Open(ctx, filepath.Join(dir, "citebook.db"))
+	meta, err := metadb.Open(ctx, filepath.Join(dir, "citebook.db"))
 	if err != nil {
 		b.Fatal(err)
 	}

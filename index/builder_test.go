@@ -16,10 +16,9 @@ import (
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/index/embedder"
-	"github.com/citebook/citebook/index/jobqueue"
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/memstore"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/index/metadb"
 	"github.com/citebook/citebook/ingest"
 	"github.com/citebook/citebook/internal/corpus"
 )
@@ -51,7 +50,7 @@ func TestBuilderEmbedded(t *testing.T) {
 // env is one library under test: real metadata DB, vector store, lexical
 // index and builtin embedder.
 type env struct {
-	meta *sqlite.DB
+	meta *metadb.DB
 	vec  index.VectorStore
 	lex  index.LexicalIndex
 	emb  *flakyEmbedder
@@ -62,7 +61,7 @@ func newEnv(t *testing.T, newStore storeFactory) *env {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	meta, err := sqlite.Open(ctx, filepath.Join(dir, "citebook.db"))
+	meta, err := metadb.Open(ctx, filepath.Join(dir, "citebook.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { meta.Close() })
 	lex, err := lexical.Open(ctx, filepath.Join(dir, "lexical"))
@@ -73,7 +72,7 @@ func newEnv(t *testing.T, newStore storeFactory) *env {
 }
 
 // queue is the library's shared job queue.
-func (e *env) queue() index.Queue { return jobqueue.New(e.meta.SQL(), jobqueue.SQLite) }
+func (e *env) queue() index.Queue { return e.meta }
 
 func (e *env) builder(opt index.BuilderOptions) *index.Builder {
 	opt.Chunking = chunking

@@ -11,7 +11,7 @@ import (
 	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/memstore"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/index/metadb"
 	"github.com/citebook/citebook/internal/corpus"
 )
 
@@ -22,7 +22,7 @@ import (
 func BenchmarkFreshSearch(b *testing.B) {
 	ctx := context.Background()
 	dir := b.TempDir()
-	meta, err := sqlite.Open(ctx, filepath.Join(dir, "citebook.db"))
+	meta, err := metadb.Open(ctx, filepath.Join(dir, "citebook.db"))
 	if err != nil {
 		b.Fatal(err)
 	}

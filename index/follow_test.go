@@ -13,13 +13,13 @@ import (
 	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/memstore"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/index/metadb"
 )
 
 // handle is one process's view of a library directory: its own metadata
 // connection and its own in-memory stores over the same files.
 type handle struct {
-	meta *sqlite.DB
+	meta *metadb.DB
 	vec  *memstore.Store
 	lex  *lexical.Index
 }
@@ -27,7 +27,7 @@ type handle struct {
 func openHandle(t *testing.T, dir string) *handle {
 	t.Helper()
 	ctx := context.Background()
-	meta, err := sqlite.Open(ctx, filepath.Join(dir, "citebook.db"))
+	meta, err := metadb.Open(ctx, filepath.Join(dir, "citebook.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { meta.Close() })
 	vec, err := memstore.Open(ctx, filepath.Join(dir, "vectors"))
@@ -103,8 +103,8 @@ func TestFollowerReloadsOtherHandlesChanges(t *testing.T) {
 func TestSnapshotIgnoresOtherProcessWrites(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	open := func() (*sqlite.DB, *memstore.Store, *lexical.Index) {
-		meta, err := sqlite.Open(ctx, filepath.Join(dir, "citebook.db"))
+	open := func() (*metadb.DB, *memstore.Store, *lexical.Index) {
+		meta, err := metadb.Open(ctx, filepath.Join(dir, "citebook.db"))
 		require.NoError(t, err)
 		vec, err := memstore.Open(ctx, filepath.Join(dir, "vectors"))
 		require.NoError(t, err)

@@ -164,6 +164,9 @@ func NewRunner(b Indexer, log JobLog, q Queue, opts RunnerOptions) *Runner {
 	return r
 }
 
+// Wake makes the runner look for jobs now (another process queued one).
+func (r *Runner) Wake() { r.poke() }
+
 // WorkerID names this runner in the queue (`citebook jobs` shows it).
 func (r *Runner) WorkerID() string { return r.self.ID }
 

@@ -19,7 +19,7 @@ import (
 	"github.com/citebook/citebook/index/embedder"
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/memstore"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/index/metadb"
 	"github.com/citebook/citebook/ingest"
 	"github.com/citebook/citebook/internal/corpus"
 )
@@ -36,7 +36,7 @@ type queryEmbedder interface {
 // globex, one FinanceBench filing for tenant fin and the Chinese LaTeX
 // primer for tenant zh.
 type library struct {
-	meta     *sqlite.DB
+	meta     *metadb.DB
 	vec      index.VectorStore
 	lex      *lexical.Index
 	emb      queryEmbedder
@@ -68,7 +68,7 @@ var (
 func buildLibrary(t testing.TB, dir string, vec index.VectorStore) *library {
 	t.Helper()
 	ctx := context.Background()
-	meta, err := sqlite.Open(ctx, filepath.Join(dir, "meta.db"))
+	meta, err := metadb.Open(ctx, filepath.Join(dir, "meta.db"))
 	require.NoError(t, err)
 	lex, err := lexical.Open(ctx, filepath.Join(dir, "lexical"))
 	require.NoError(t, err)

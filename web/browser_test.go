@@ -27,8 +27,7 @@ import (
 	"github.com/citebook/citebook/index/embedder"
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/memstore"
-	"github.com/citebook/citebook/index/jobqueue"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/index/metadb"
 	"github.com/citebook/citebook/ingest"
 	"github.com/citebook/citebook/internal/corpus"
 	"github.com/citebook/citebook/qa"
@@ -51,7 +50,7 @@ func realServerWith(t *testing.T, tweak func(*Config), books ...string) (string,
 	ctx := context.Background()
 	dir := t.TempDir()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	meta, err := sqlite.Open(ctx, filepath.Join(dir, "citebook.db"))
+	meta, err := metadb.Open(ctx, filepath.Join(dir, "citebook.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { meta.Close() })
 	vec, err := memstore.Open(ctx, filepath.Join(dir, "vectors"))
@@ -78,7 +77,7 @@ func realServerWith(t *testing.T, tweak func(*Config), books ...string) (string,
 	}, qa.Options{})
 	require.NoError(t, err)
 	tokens := auth.NewStore(meta.SQL())
-	runner := index.NewRunner(builder, meta, jobqueue.New(meta.SQL(), jobqueue.SQLite), index.RunnerOptions{Logger: log})
+	runner := index.NewRunner(builder, meta, meta, index.RunnerOptions{Logger: log})
 	t.Cleanup(func() { runner.Close(context.Background()) })
 	cfg := Config{
 		Library: meta, Indexer: runner, Asker: pipeline, Searcher: pipeline,

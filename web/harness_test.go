@@ -21,8 +21,7 @@ import (
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/acl"
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/jobqueue"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/index/metadb"
 	"github.com/citebook/citebook/ingest"
 	"github.com/citebook/citebook/internal/corpus"
 	"github.com/citebook/citebook/qa"
@@ -248,7 +247,7 @@ type envOpts struct {
 func newEnv(t testing.TB, o envOpts) *env {
 	t.Helper()
 	lib := library(t)
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "meta.db"))
+	db, err := metadb.Open(context.Background(), filepath.Join(t.TempDir(), "meta.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	store := auth.NewStore(db.SQL())
@@ -272,7 +271,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 	// build the runner makes, as the builder would record them.
 	fb := &fakeBuilder{t: t, lib: lib, builds: e.builds, recorded: []citebook.Job{{ID: 1, BookID: "rintro", Status: citebook.JobCompleted, Version: 1}}}
 	e.builder = fb
-	e.runner = index.NewRunner(fb, fb, jobqueue.New(db.SQL(), jobqueue.SQLite), index.RunnerOptions{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	e.runner = index.NewRunner(fb, fb, db, index.RunnerOptions{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	t.Cleanup(func() { e.runner.Close(context.Background()) })
 
 	principals := map[string]citebook.Principal{

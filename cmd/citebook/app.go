@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -14,11 +15,11 @@ import (
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/index/embedder"
-	"github.com/citebook/citebook/index/jobqueue"
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/memstore"
+	"github.com/citebook/citebook/index/metadb"
+	"github.com/citebook/citebook/index/pgnotify"
 	"github.com/citebook/citebook/index/milvus"
-	"github.com/citebook/citebook/index/sqlite"
 	"github.com/citebook/citebook/ingest"
 )
 
@@ -26,6 +27,7 @@ import (
 // shares. Flags win over environment variables, which win over defaults.
 type appOptions struct {
 	Data             string // library directory: metadata DB, embedded vectors, lexical index
+	Meta             string // metadata database: "" is citebook.db in Data, or a postgres:// URL
 	Store            string // "embedded" (default) or "milvus"
 	MilvusAddr       string
 	MilvusCollection string
@@ -58,6 +60,7 @@ func defaultAppOptions() appOptions {
 	}
 	return appOptions{
 		Data:             data,
+		Meta:             os.Getenv("CITEBOOK_META"),
 		Store:            "embedded",
 		MilvusAddr:       os.Getenv("MILVUS_ADDR"),
 		MilvusCollection: "citebook",
@@ -72,6 +75,7 @@ func defaultAppOptions() appOptions {
 func addAppFlags(fs *pflag.FlagSet) *appOptions {
 	o := defaultAppOptions()
 	fs.StringVar(&o.Data, "data", o.Data, "library directory (env CITEBOOK_DATA)")
+	addMetaFlag(fs, &o)
 	fs.StringVar(&o.Store, "store", o.Store, "vector store: embedded or milvus")
 	fs.StringVar(&o.MilvusAddr, "milvus-addr", o.MilvusAddr, "Milvus address host:port (env MILVUS_ADDR)")
 	fs.StringVar(&o.MilvusCollection, "milvus-collection", o.MilvusCollection, "Milvus collection")
@@ -92,7 +96,7 @@ func addAppFlags(fs *pflag.FlagSet) *appOptions {
 type app struct {
 	Opts    appOptions
 	Log     *slog.Logger
-	Meta    *sqlite.DB
+	Meta    *metadb.DB
 	Vectors index.VectorStore
 	Lexical index.LexicalIndex
 	Embed   embedder.Embedder // documents for the builder, queries for answering
@@ -106,8 +110,32 @@ type app struct {
 	closers []func() error
 }
 
-// metaPath is where the metadata database of a library lives.
+// metaPath is where the metadata database of a library lives by default.
 func metaPath(data string) string { return filepath.Join(data, "citebook.db") }
+
+// addMetaFlag registers --meta, for every command that opens the metadata.
+func addMetaFlag(fs *pflag.FlagSet, o *appOptions) {
+	fs.StringVar(&o.Meta, "meta", o.Meta, "metadata database: a postgres:// URL shared by several servers (env CITEBOOK_META; default citebook.db in --data)")
+}
+
+// metaTarget is what metadb.Open takes for o: the --meta URL, else the
+// SQLite file in the data dir.
+func (o appOptions) metaTarget() string {
+	if o.Meta != "" {
+		return o.Meta
+	}
+	return metaPath(o.Data)
+}
+
+// openMeta opens the metadata database of o alone (jobs, tokens, grants
+// need nothing else). A --meta value that is not a postgres:// URL is
+// refused rather than taken for a SQLite path.
+func openMeta(ctx context.Context, o appOptions) (*metadb.DB, error) {
+	if o.Meta != "" && !strings.HasPrefix(o.Meta, "postgres://") && !strings.HasPrefix(o.Meta, "postgresql://") {
+		return nil, citebook.Errorf(citebook.EINVALID, "--meta takes a postgres:// URL (leave it unset for SQLite in --data)")
+	}
+	return metadb.Open(ctx, o.metaTarget())
+}
 
 // openApp opens the library described by o. On error everything opened so
 // far is closed again.
@@ -121,11 +149,11 @@ func openApp(ctx context.Context, o appOptions) (_ *app, err error) {
 	if err := os.MkdirAll(o.Data, 0o755); err != nil {
 		return nil, citebook.Wrap(err, citebook.EINVALID, "cannot create library directory %s", o.Data)
 	}
-	if a.Meta, err = sqlite.Open(ctx, metaPath(o.Data)); err != nil {
+	if a.Meta, err = openMeta(ctx, o); err != nil {
 		return nil, err
 	}
 	a.closers = append(a.closers, a.Meta.Close)
-	a.Queue = jobqueue.New(a.Meta.SQL(), jobqueue.SQLite)
+	a.Queue = a.Meta
 	recoverJobs(ctx, a.Meta, a.Log)
 	// Before the stores load, so a change committed meanwhile is reloaded.
 	if a.Follow, err = index.NewFollower(ctx, a.Meta, a.Log); err != nil {
@@ -252,4 +280,24 @@ func recoverJobs(ctx context.Context, meta index.Meta, log *slog.Logger) {
 	if err != nil {
 		log.WarnContext(ctx, "cannot check for abandoned index jobs", "err", err)
 	}
+}
+
+// listen wakes this process when another one changes a PostgreSQL library:
+// a logged switch or deletion syncs the in-memory indexes at once (not at
+// the next poll) and a queued job wakes the runner (index/pgnotify). On
+// SQLite it does nothing; the polls stay the only way.
+func (a *app) listen(ctx context.Context, runner *index.Runner) {
+	if a.Meta.Dialect() != "postgres" {
+		return
+	}
+	l := pgnotify.New(a.Opts.Meta, a.Log)
+	l.On(pgnotify.Changes, func(ctx context.Context) {
+		if err := a.Follow.Sync(ctx); err != nil && ctx.Err() == nil {
+			a.Log.Warn("cannot follow library changes", "err", err)
+		}
+	})
+	if runner != nil {
+		l.On(pgnotify.Jobs, func(context.Context) { runner.Wake() })
+	}
+	go l.Run(ctx)
 }

@@ -12,8 +12,6 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/jobqueue"
-	"github.com/citebook/citebook/index/sqlite"
 )
 
 // jobView is a job with its batches, as `citebook jobs --json` prints it.
@@ -33,20 +31,21 @@ func newJobsCmd() *cobra.Command {
 		Short: "Show index job history, batch states and failure reasons",
 		Args:  cobra.NoArgs,
 	}
-	data := defaultAppOptions().Data
-	cmd.Flags().StringVar(&data, "data", data, "library directory (env CITEBOOK_DATA)")
+	lib := defaultAppOptions()
+	cmd.Flags().StringVar(&lib.Data, "data", lib.Data, "library directory (env CITEBOOK_DATA)")
+	addMetaFlag(cmd.Flags(), &lib)
 	cmd.Flags().StringVar(&book, "book", "", "only this book's jobs")
 	cmd.Flags().IntVar(&limit, "limit", 20, "show at most this many jobs, newest first (0: all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print jobs with their batches as JSON")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
-		db, err := sqlite.Open(ctx, metaPath(data))
+		db, err := openMeta(ctx, lib)
 		if err != nil {
 			return err
 		}
 		defer db.Close()
 		recoverJobs(ctx, db, slog.Default())
-		queue, err := jobqueue.New(db.SQL(), jobqueue.SQLite).Entries(ctx, book)
+		queue, err := db.Entries(ctx, book)
 		if err != nil {
 			return err
 		}

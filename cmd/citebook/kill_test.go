@@ -24,8 +24,8 @@ import (
 	"github.com/citebook/citebook/index/embedder"
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/memstore"
+	"github.com/citebook/citebook/index/metadb"
 	"github.com/citebook/citebook/index/milvus"
-	"github.com/citebook/citebook/index/sqlite"
 	"github.com/citebook/citebook/index/storetest"
 	"github.com/citebook/citebook/internal/corpus"
 )
@@ -136,7 +136,7 @@ func snapshot(t *testing.T, data, bookID string) libState {
 func snapshotWith(t *testing.T, data, bookID string, vec chunkReader) libState {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, metaPath(data))
+	db, err := metadb.Open(ctx, metaPath(data))
 	require.NoError(t, err)
 	defer db.Close()
 	st := libState{Rows: map[int][]string{}, Stores: map[string][]string{}}
@@ -367,7 +367,7 @@ func runKillMidBuild(t *testing.T, storeArgs []string, openVec func(data string)
 	pdf := corpus.Path(t, "books/R-intro.pdf")
 	data := t.TempDir()
 	build := append([]string{"index", pdf, "--book", "r", "--tenant", "acme", "--data", data, "--batch-size", "20"}, storeArgs...)
-	db, err := sqlite.Open(ctx, metaPath(data)) // migrated before the child starts, not by both at once
+	db, err := metadb.Open(ctx, metaPath(data)) // migrated before the child starts, not by both at once
 	require.NoError(t, err)
 	defer db.Close()
 	cmd, _ := child(t, []string{"CITEBOOK_TEST_SLOW=150ms"}, build...)

@@ -114,6 +114,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	}()
 	// Books another process indexes or deletes are served within a second.
 	go a.Follow.Run(ctx, followEvery)
+	a.listen(ctx, runner)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	cfg := web.Config{
@@ -124,12 +125,14 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		Tokens: tokens, DataDir: a.Opts.Data, MaxUpload: f.maxUpload,
 		RatePerToken: rate.Limit(f.rate), RateBurst: f.burst, Registry: reg, Logger: a.Log,
 		Ready: map[string]web.Check{
+			// Each names its backend, so an operator sees which of
+			// PostgreSQL and Milvus is down.
 			"metadata": func(ctx context.Context) error {
-				return citebook.Wrap(a.Meta.SQL().PingContext(ctx), citebook.EUNAVAILABLE, "metadata database unreachable")
+				return citebook.Wrap(a.Meta.Ping(ctx), citebook.EUNAVAILABLE, "metadata database (%s) unreachable", a.Meta.Dialect())
 			},
 			"vectors": func(ctx context.Context) error {
 				_, err := a.Vectors.IDs(ctx, "readyz-probe")
-				return citebook.Wrap(err, citebook.EUNAVAILABLE, "vector store unreachable")
+				return citebook.Wrap(err, citebook.EUNAVAILABLE, "vector store (%s) unreachable", a.Opts.Store)
 			},
 		},
 	}

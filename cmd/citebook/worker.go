@@ -41,6 +41,10 @@ worker within a second. SIGINT/SIGTERM hands running jobs back to the queue.`,
 		defer a.Close()
 		runner := index.NewRunner(a.Builder, a.Meta, a.Queue, index.RunnerOptions{
 			Workers: workers, Deadline: deadline, Logger: a.Log})
+		// A worker's own stores serve no searches, but its builder reads
+		// them when resuming: keep them in step with what others build.
+		go a.Follow.Run(ctx, followEvery)
+		a.listen(ctx, runner)
 		a.Log.Info("worker running index jobs", "worker", runner.WorkerID(), "workers", workers, "data", a.Opts.Data)
 		<-ctx.Done()
 		a.Log.Info("worker stopping: handing running jobs back to the queue")

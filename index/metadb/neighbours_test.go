@@ -1,4 +1,4 @@
-package sqlite
+package metadb
 
 import (
 	"context"
@@ -216,7 +216,7 @@ func countingDB(t testing.TB, path string) (*DB, *atomic.Int64) {
 	var n atomic.Int64
 	sdb := sql.OpenDB(countingConnector{drv: drv, dsn: "file:" + path, n: &n})
 	t.Cleanup(func() { sdb.Close() })
-	return &DB{db: sdb}, &n
+	return &DB{db: &SQL{db: sdb, bind: sqliteDialect.bind}, d: sqliteDialect}, &n
 }
 
 type countingConnector struct {

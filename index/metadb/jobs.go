@@ -1,4 +1,4 @@
-package sqlite
+package metadb
 
 import (
 	"context"
@@ -30,16 +30,12 @@ func (d *DB) CreateJob(ctx context.Context, j *index.Job) error {
 	if j.OCR != nil {
 		ocr = jsonText(j.OCR)
 	}
-	res, err := d.db.ExecContext(ctx, `INSERT INTO jobs (book_id, version, status, abandoned, started, finished, error,
+	err := d.db.QueryRowContext(ctx, `INSERT INTO jobs (book_id, version, status, abandoned, started, finished, error,
 		chunks, embedded, upserted, deleted, host, pid, pid_start, heartbeat, superseded_by, ocr)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id`,
 		j.BookID, j.Version, status, abandoned, started, fmtTime(j.Finished), j.Error,
 		j.Chunks, j.Embedded, j.Upserted, j.Deleted, j.Owner.Host, j.Owner.PID, j.Owner.Start,
-		fmtTime(j.Heartbeat), j.SupersededBy, ocr)
-	if err != nil {
-		return unavailable(err, "create job")
-	}
-	j.ID, err = res.LastInsertId()
+		fmtTime(j.Heartbeat), j.SupersededBy, ocr).Scan(&j.ID)
 	return unavailable(err, "create job")
 }
 
@@ -115,7 +111,7 @@ func (d *DB) Jobs(ctx context.Context, bookID string) ([]index.Job, error) {
 
 // CreateBatches inserts the planned batches of a job in one transaction.
 func (d *DB) CreateBatches(ctx context.Context, bs []index.Batch) error {
-	return d.inTx(ctx, "create batches", func(tx *sql.Tx) error {
+	return d.inTx(ctx, "create batches", func(tx *txn) error {
 		stmt, err := tx.PrepareContext(ctx, `INSERT INTO batches (job_id, n, status, attempts, error, chunk_ids) VALUES (?,?,?,?,?,?)`)
 		if err != nil {
 			return err

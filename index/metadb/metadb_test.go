@@ -1,4 +1,4 @@
-package sqlite_test
+package metadb_test
 
 import (
 	"context"
@@ -11,12 +11,12 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/index/metadb"
 )
 
-func open(t *testing.T) *sqlite.DB {
+func open(t *testing.T) *metadb.DB {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "meta", "citebook.db"))
+	db, err := metadb.Open(context.Background(), filepath.Join(t.TempDir(), "meta", "citebook.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	return db
@@ -26,7 +26,7 @@ func TestOpenAppliesMigrationsOnce(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "m.db")
 	for i := 0; i < 2; i++ { // the second open finds nothing pending
-		db, err := sqlite.Open(ctx, path)
+		db, err := metadb.Open(ctx, path)
 		require.NoError(t, err)
 		var mode string
 		require.NoError(t, db.SQL().QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode))
