@@ -59,9 +59,19 @@ type env struct {
 
 func newEnv(t *testing.T, newStore storeFactory) *env {
 	t.Helper()
+	return newEnvAt(t, "", newStore)
+}
+
+// newEnvAt is newEnv with the metadata in target (metadb.Open); "" is a
+// SQLite file in the test's folder.
+func newEnvAt(t *testing.T, target string, newStore storeFactory) *env {
+	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	meta, err := metadb.Open(ctx, filepath.Join(dir, "citebook.db"))
+	if target == "" {
+		target = filepath.Join(dir, "citebook.db")
+	}
+	meta, err := metadb.Open(ctx, target)
 	require.NoError(t, err)
 	t.Cleanup(func() { meta.Close() })
 	lex, err := lexical.Open(ctx, filepath.Join(dir, "lexical"))

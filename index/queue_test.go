@@ -9,14 +9,30 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
+	"github.com/citebook/citebook/index/memstore"
+	"github.com/citebook/citebook/internal/dbtest"
 )
+
+// envAt is embeddedEnv with the metadata in target.
+func envAt(t *testing.T, target string) *env {
+	return newEnvAt(t, target, func(t *testing.T, _ int) index.VectorStore {
+		s, err := memstore.Open(context.Background(), t.TempDir())
+		require.NoError(t, err)
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
 
 // TestQueueSharedAcrossRunners: a job queued through a runner that runs
 // nothing (a server with --index-workers 0) is run by another runner on the
 // same library (a worker), and a cancel asked of the first reaches the
 // build in the second within a lease renewal.
 func TestQueueSharedAcrossRunners(t *testing.T) {
-	e := embeddedEnv(t)
+	dbtest.Each(t, testQueueSharedAcrossRunners)
+}
+
+func testQueueSharedAcrossRunners(t *testing.T, target string) {
+	e := envAt(t, target)
 	sp := newSlowParse(true)
 	defer close(sp.release)
 	b := e.builder(index.BuilderOptions{Parse: sp.parse})
@@ -58,7 +74,11 @@ func TestQueueSharedAcrossRunners(t *testing.T) {
 // its lease (killed on another host) is claimed by the next worker and
 // built, resuming.
 func TestQueueTakesOverDeadWorkersJob(t *testing.T) {
-	e := embeddedEnv(t)
+	dbtest.Each(t, testQueueTakesOverDeadWorkersJob)
+}
+
+func testQueueTakesOverDeadWorkersJob(t *testing.T, target string) {
+	e := envAt(t, target)
 	b := e.builder(index.BuilderOptions{})
 	ctx := context.Background()
 	q := e.queue()
