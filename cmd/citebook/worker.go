@@ -31,6 +31,7 @@ worker within a second. SIGINT/SIGTERM hands running jobs back to the queue.`,
 	}
 	app := addAppFlags(cmd.Flags())
 	cmd.Flags().IntVar(&workers, "workers", 2, "index jobs run at once")
+	cmd.Flags().IntVar(&app.BatchSize, "batch-size", 0, "chunks per recorded batch, the unit of progress and of resuming a taken-over job (default 200)")
 	cmd.Flags().DurationVar(&deadline, "job-deadline", index.DefaultJobDeadline, "longest an index job may run before it is cancelled and fails")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
