@@ -254,6 +254,9 @@ func (b *Builder) Index(ctx context.Context, in BookInput) (*JobResult, error) {
 	discarded := false
 	if resume {
 		st.version = st.latest.Number
+		if err := b.reloadBook(ctx, in.BookID); err != nil {
+			return nil, err
+		}
 	} else {
 		if discarded, err = b.discardUnfinished(ctx, st, force); err != nil {
 			return nil, err
@@ -292,6 +295,22 @@ func (b *Builder) Index(ctx context.Context, in BookInput) (*JobResult, error) {
 		return b.fail(ctx, st, err)
 	}
 	return b.result(st), nil
+}
+
+// reloadBook re-reads a book into the stores held in this process's memory
+// from their files before a resume: the build may have been started by
+// another process (a worker that died, its job taken over), whose batches
+// are in the files but not in this process's memory, and a resume skips
+// only the batches the stores hold.
+func (b *Builder) reloadBook(ctx context.Context, bookID string) error {
+	for _, s := range []any{b.vec, b.lex} {
+		if r, ok := s.(Reloader); ok {
+			if err := r.ReloadBooks(ctx, []string{bookID}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // loadBook reads the book and its active and newest versions, refusing to

@@ -37,6 +37,7 @@ import (
 type several struct {
 	t       *testing.T
 	args    []string // --data, --meta, --store … every process takes
+	lib     []string // --data and --meta, for tokens
 	a, b    string   // base URLs of the servers
 	workers []*exec.Cmd
 	meta    *metadb.DB
@@ -67,8 +68,8 @@ func startSeveral(t *testing.T, workerEnv []string) *several {
 		}
 	})
 	data := t.TempDir()
-	s := &several{t: t, tokens: map[string]string{}, ids: map[string]string{},
-		args: []string{"--data", data, "--meta", dsn, "--store", "milvus", "--milvus-addr", addr, "--milvus-collection", name}}
+	s := &several{t: t, tokens: map[string]string{}, ids: map[string]string{}, lib: []string{"--data", data, "--meta", dsn}}
+	s.args = append(s.lib, "--store", "milvus", "--milvus-addr", addr, "--milvus-collection", name)
 	// Migrated once here, so the processes do not all race to do it.
 	s.meta, err = metadb.Open(context.Background(), dsn)
 	require.NoError(t, err)
@@ -83,15 +84,15 @@ func startSeveral(t *testing.T, workerEnv []string) *several {
 		{"globex-admin", []string{"--tenant", "globex", "--user", "gus", "--admin"}},
 		{"globex-reader", []string{"--tenant", "globex", "--user", "gina"}},
 	} {
-		out, code, _ := runChild(t, nil, append(append([]string{"tokens", "create"}, tk.args...), s.args...)...)
-		require.Zero(t, code, out)
+		out, code, _ := runChild(t, nil, append(append([]string{"tokens", "create"}, tk.args...), s.lib...)...)
+		require.Zero(t, code, "tokens create: %s", out)
 		s.tokens[tk.name] = strings.TrimSpace(out)
 	}
 	var ids []struct {
 		ID        string             `json:"id"`
 		Principal citebook.Principal `json:"principal"`
 	}
-	out, code, _ := runChild(t, nil, append([]string{"tokens", "list", "--json"}, s.args...)...)
+	out, code, _ := runChild(t, nil, append([]string{"tokens", "list", "--json"}, s.lib...)...)
 	require.Zero(t, code, out)
 	require.NoError(t, json.Unmarshal([]byte(out), &ids), out)
 	for _, x := range ids {
@@ -203,8 +204,8 @@ func (s *several) ask(base, token, question string, books ...string) (qa.Answer,
 	return a, code
 }
 
-func (s *several) search(base, token, question string) []citebook.Hit {
-	body, _ := json.Marshal(qa.Request{Question: question})
+func (s *several) search(base, token, question string, books ...string) []citebook.Hit {
+	body, _ := json.Marshal(qa.Request{Question: question, BookIDs: books})
 	var res struct {
 		Results []qa.SearchResult `json:"results"`
 	}
@@ -312,9 +313,8 @@ func TestSeveralServers(t *testing.T) {
 	require.Len(t, jobs, 2)
 	require.Equal(t, index.JobAbandoned, jobs[1].Status, "the killed build")
 	require.Equal(t, jobs[0].ID, jobs[1].SupersededBy, "resumed by the second build")
-	resumed, err := s.meta.Batches(context.Background(), jobs[0].ID)
-	require.NoError(t, err)
-	require.Less(t, len(resumed), total, "the taken-over build resumed instead of starting over")
+	require.Less(t, done.Embedded, done.Chunks, "the taken-over build resumed instead of starting over")
+	t.Logf("the resumed build embedded %d of %d chunks", done.Embedded, done.Chunks)
 	out, code, _ := runChild(t, nil, append([]string{"index", "--verify", "--book", rbook, "--json"}, s.args...)...)
 	require.Zero(t, code, out)
 	var rep index.VerifyReport
@@ -323,11 +323,15 @@ func TestSeveralServers(t *testing.T) {
 
 	// 3. A grant added through A opens a closed book on B, and its removal
 	// closes it again, each within 2 s.
-	officers, ojob := s.upload(s.a, admin, dtc, map[string]string{"title": "Officers only", "groups": "officers"})
+	officers, ojob := s.upload(s.a, admin, corpus.Path(t, "books/hash_usenix.pdf"), map[string]string{"title": "Officers only", "groups": "officers"})
 	require.Equal(t, citebook.JobCompleted, s.waitJob(s.a, admin, ojob.Handle, 90*time.Second).Status)
 	sees := func(base string) bool {
-		_, code := s.ask(base, reader, question, officers)
-		return code == 200
+		for _, h := range s.search(base, reader, "hash function collisions") {
+			if h.Chunk.BookID == officers {
+				return true
+			}
+		}
+		return false
 	}
 	require.False(t, sees(s.b), "a group book is closed to a reader outside the group")
 	var g struct {
@@ -339,15 +343,16 @@ func TestSeveralServers(t *testing.T) {
 	require.Equal(t, 204, s.do(s.a, admin, "DELETE", fmt.Sprintf("/v1/grants/%d", g.ID), nil, "", nil))
 	within(t, 2*time.Second, "grant removed through A applies on B", func() bool { return !sees(s.b) })
 
-	// 4. Cross-tenant: globex's copy of the book; no search on either
+	// 4. Cross-tenant: globex has a book of its own; no search on either
 	// server returns the other tenant's chunks.
-	gbook, gjob := s.upload(s.b, s.tokens["globex-admin"], dtc, map[string]string{"title": "Globex device trees"})
+	gbook, gjob := s.upload(s.b, s.tokens["globex-admin"], corpus.Path(t, "books/policy.epub"), map[string]string{"title": "Debian policy"})
 	require.Equal(t, citebook.JobCompleted, s.waitJob(s.b, s.tokens["globex-admin"], gjob.Handle, 90*time.Second).Status)
 	owner := map[string]string{book: "acme", rbook: "acme", officers: "acme", gbook: "globex"}
 	hits := 0
 	for _, base := range []string{s.a, s.b} {
 		for _, tok := range []string{"acme-admin", "acme-reader", "globex-admin", "globex-reader"} {
-			for _, q := range []string{question, "device tree blob", "How do I read data from a file in R?", "flattened tree format"} {
+			for _, q := range []string{question, "device tree blob", "How do I read data from a file in R?", "hash function collisions",
+				"package maintainer scripts", "What must a package do when it is removed?"} {
 				for _, h := range s.search(base, s.tokens[tok], q) {
 					hits++
 					require.Equal(t, strings.SplitN(tok, "-", 2)[0], owner[h.Chunk.BookID], "%s on %s found %s", tok, base, h.Chunk.BookID)
@@ -360,7 +365,7 @@ func TestSeveralServers(t *testing.T) {
 
 	// 5. A token revoked through A's library fails on B within 2 s.
 	require.Equal(t, 200, s.do(s.b, reader, "GET", "/v1/me", nil, "", nil))
-	out, code, _ = runChild(t, nil, append([]string{"tokens", "revoke", s.ids["rita"]}, s.args...)...)
+	out, code, _ = runChild(t, nil, append([]string{"tokens", "revoke", s.ids["rita"]}, s.lib...)...)
 	require.Zero(t, code, out)
 	within(t, 2*time.Second, "revoked token refused on B", func() bool {
 		return s.do(s.b, reader, "GET", "/v1/me", nil, "", nil) == 401
