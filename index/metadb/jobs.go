@@ -36,6 +36,9 @@ func (d *DB) CreateJob(ctx context.Context, j *index.Job) error {
 		j.BookID, j.Version, status, abandoned, started, fmtTime(j.Finished), text(j.Error),
 		j.Chunks, j.Embedded, j.Upserted, j.Deleted, j.Owner.Host, j.Owner.PID, j.Owner.Start,
 		fmtTime(j.Heartbeat), j.SupersededBy, ocr).Scan(&j.ID)
+	if err != nil && d.d.foreignKey(err) {
+		return citebook.Wrap(err, citebook.ENOTFOUND, "book %q not found", j.BookID)
+	}
 	return unavailable(err, "create job")
 }
 
