@@ -15,12 +15,12 @@ import (
 
 // envAt is embeddedEnv with the metadata in target.
 func envAt(t *testing.T, target string) *env {
-	return newEnvAt(t, target, func(t *testing.T, _ int) index.VectorStore {
+	return newEnvOn(t, func(t *testing.T, _ int) index.VectorStore {
 		s, err := memstore.Open(context.Background(), t.TempDir())
 		require.NoError(t, err)
 		t.Cleanup(func() { s.Close() })
 		return s
-	})
+	}, func(*testing.T, string) string { return target })
 }
 
 // TestQueueSharedAcrossRunners: a job queued through a runner that runs

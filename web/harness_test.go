@@ -33,7 +33,7 @@ import (
 // answering pipeline is replaced by one that cites what the library holds,
 // so these tests check the HTTP layer and the browser test the whole.
 
-// memLibrary is a Library over parsed books, as index/sqlite would serve them.
+// memLibrary is a Library over parsed books, as index/metadb would serve them.
 type memLibrary struct {
 	mu      sync.Mutex
 	books   map[string]citebook.Book

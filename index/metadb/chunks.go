@@ -30,7 +30,7 @@ func (d *DB) SaveParents(ctx context.Context, version int, ps []citebook.Parent)
 		defer stmt.Close()
 		for _, p := range ps {
 			if _, err := stmt.ExecContext(ctx, p.ID, p.BookID, version, p.Ordinal, jsonText(p.HeadingPath),
-				p.PageStart, p.PageEnd, p.Text, jsonText(p.Pages), jsonText(p)); err != nil {
+				p.PageStart, p.PageEnd, text(p.Text), jsonText(p.Pages), jsonText(p)); err != nil {
 				return err
 			}
 		}

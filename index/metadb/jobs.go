@@ -33,9 +33,12 @@ func (d *DB) CreateJob(ctx context.Context, j *index.Job) error {
 	err := d.db.QueryRowContext(ctx, `INSERT INTO jobs (book_id, version, status, abandoned, started, finished, error,
 		chunks, embedded, upserted, deleted, host, pid, pid_start, heartbeat, superseded_by, ocr)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id`,
-		j.BookID, j.Version, status, abandoned, started, fmtTime(j.Finished), j.Error,
+		j.BookID, j.Version, status, abandoned, started, fmtTime(j.Finished), text(j.Error),
 		j.Chunks, j.Embedded, j.Upserted, j.Deleted, j.Owner.Host, j.Owner.PID, j.Owner.Start,
 		fmtTime(j.Heartbeat), j.SupersededBy, ocr).Scan(&j.ID)
+	if err != nil && d.d.foreignKey(err) {
+		return citebook.Wrap(err, citebook.ENOTFOUND, "book %q not found", j.BookID)
+	}
 	return unavailable(err, "create job")
 }
 
@@ -44,7 +47,7 @@ func (d *DB) CreateJob(ctx context.Context, j *index.Job) error {
 func (d *DB) UpdateJob(ctx context.Context, j index.Job) error {
 	status, abandoned := jobStatus(j.Status)
 	res, err := d.db.ExecContext(ctx, `UPDATE jobs SET status=?, abandoned=?, finished=?, error=?, chunks=?, embedded=?,
-		upserted=?, deleted=?, superseded_by=? WHERE id=?`, status, abandoned, fmtTime(j.Finished), j.Error,
+		upserted=?, deleted=?, superseded_by=? WHERE id=?`, status, abandoned, fmtTime(j.Finished), text(j.Error),
 		j.Chunks, j.Embedded, j.Upserted, j.Deleted, j.SupersededBy, j.ID)
 	if err != nil {
 		return unavailable(err, "update job")
@@ -124,7 +127,7 @@ func (d *DB) CreateBatches(ctx context.Context, bs []index.Batch) error {
 			if b.ChunkIDs == nil {
 				b.ChunkIDs = []string{}
 			}
-			if _, err := stmt.ExecContext(ctx, b.JobID, b.N, string(b.Status), b.Attempts, b.Error, jsonText(b.ChunkIDs)); err != nil {
+			if _, err := stmt.ExecContext(ctx, b.JobID, b.N, string(b.Status), b.Attempts, text(b.Error), jsonText(b.ChunkIDs)); err != nil {
 				return err
 			}
 		}
@@ -135,7 +138,7 @@ func (d *DB) CreateBatches(ctx context.Context, bs []index.Batch) error {
 // UpdateBatch saves a batch's status, attempts and error.
 func (d *DB) UpdateBatch(ctx context.Context, b index.Batch) error {
 	res, err := d.db.ExecContext(ctx, `UPDATE batches SET status=?, attempts=?, error=? WHERE job_id=? AND n=?`,
-		string(b.Status), b.Attempts, b.Error, b.JobID, b.N)
+		string(b.Status), b.Attempts, text(b.Error), b.JobID, b.N)
 	if err != nil {
 		return unavailable(err, "update batch")
 	}

@@ -21,7 +21,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/jmoiron/sqlx"
 
@@ -130,6 +132,21 @@ func fmtTime(t time.Time) string {
 	}
 	return t.UTC().Format(time.RFC3339Nano)
 }
+
+// text makes a free-form message or title storable in both databases:
+// PostgreSQL's text takes neither NUL nor invalid UTF-8, and a job must not
+// lose its state because its error quoted a binary file. Valid text is
+// unchanged.
+func text(s string) string {
+	if name(s) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
+}
+
+// name reports whether s is stored as given by both databases; identifiers
+// that are not are refused rather than changed.
+func name(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
 
 func jsonText(v any) string {
 	b, _ := json.Marshal(v)
@@ -271,6 +288,9 @@ func (d *DB) PutBook(ctx context.Context, b citebook.Book) error {
 	if b.ID == "" || b.Tenant == "" {
 		return citebook.Errorf(citebook.EINVALID, "a book needs an ID and a tenant")
 	}
+	if !name(b.ID) || !name(b.Tenant) {
+		return citebook.Errorf(citebook.EINVALID, "a book's ID and tenant must be UTF-8 text without NUL characters")
+	}
 	if b.Groups == nil {
 		b.Groups = []string{}
 	}
@@ -281,7 +301,7 @@ func (d *DB) PutBook(ctx context.Context, b citebook.Book) error {
 	_, err := d.db.ExecContext(ctx, `INSERT INTO books (`+bookCols+`) VALUES (?,?,?,?,?,?,?,?,0,?)
 		ON CONFLICT (id) DO UPDATE SET tenant=excluded.tenant, title=excluded.title, format=excluded.format,
 		language=excluded.language, groups=excluded.groups, source=excluded.source, pages=excluded.pages`,
-		b.ID, b.Tenant, b.Title, string(b.Format), b.Language, jsonText(b.Groups), b.Source, b.Pages, created)
+		b.ID, b.Tenant, text(b.Title), string(b.Format), b.Language, jsonText(b.Groups), b.Source, b.Pages, created)
 	return unavailable(err, "write book")
 }
 
@@ -349,7 +369,7 @@ func (d *DB) CreateVersion(ctx context.Context, v citebook.Version) error {
 	}
 	_, err := d.db.ExecContext(ctx, `INSERT INTO versions (book_id, number, content_hash, source_hash, status,
 		error, embedding, chunks, created) VALUES (?,?,?,?,?,?,?,?,?)`,
-		v.BookID, v.Number, v.ContentHash, v.SourceHash, string(v.Status), v.Error, v.Embedding, v.Chunks, created)
+		v.BookID, v.Number, v.ContentHash, v.SourceHash, string(v.Status), text(v.Error), v.Embedding, v.Chunks, created)
 	if err != nil && d.d.unique(err) {
 		return citebook.Wrap(err, citebook.ECONFLICT, "version %d of book %q already exists", v.Number, v.BookID)
 	}
@@ -362,7 +382,7 @@ func (d *DB) CreateVersion(ctx context.Context, v citebook.Version) error {
 // SetVersionStatus moves a version to status, recording msg as its error.
 func (d *DB) SetVersionStatus(ctx context.Context, bookID string, version int, status citebook.VersionStatus, msg string) error {
 	res, err := d.db.ExecContext(ctx, `UPDATE versions SET status=?, error=? WHERE book_id=? AND number=?`,
-		string(status), msg, bookID, version)
+		string(status), text(msg), bookID, version)
 	if err != nil {
 		return unavailable(err, "update version")
 	}

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/citebook/citebook"
 )
@@ -55,6 +56,13 @@ func NewStore(db DB) *Store {
 func (s *Store) Create(ctx context.Context, p citebook.Principal) (string, Token, error) {
 	if strings.TrimSpace(p.Tenant) == "" || strings.TrimSpace(p.User) == "" {
 		return "", Token{}, citebook.Errorf(citebook.EINVALID, "a token needs a tenant and a user")
+	}
+	for _, s := range append([]string{p.Tenant, p.User}, p.Groups...) {
+		// What the metadata databases store as given (PostgreSQL's text
+		// takes no NUL and no invalid UTF-8).
+		if !utf8.ValidString(s) || strings.ContainsRune(s, 0) {
+			return "", Token{}, citebook.Errorf(citebook.EINVALID, "token names must be UTF-8 text without NUL characters")
+		}
 	}
 	for _, g := range p.Groups {
 		if g == "" || strings.Contains(g, ",") {

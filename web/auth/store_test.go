@@ -84,6 +84,8 @@ func testCreateRejectsIncompletePrincipals(t *testing.T, s *Store) {
 		{Tenant: "t"},
 		{Tenant: "t", User: "u", Groups: []string{"a,b"}},
 		{Tenant: "t", User: "u", Groups: []string{""}},
+		{Tenant: "t", User: "u\x00"},
+		{Tenant: "t\xff", User: "u"},
 	} {
 		_, _, err := s.Create(context.Background(), p)
 		require.Equal(t, citebook.EINVALID, citebook.ErrorCode(err), "%+v", p)
