@@ -12,6 +12,7 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
+	"github.com/citebook/citebook/internal/library"
 )
 
 // jobView is a job with its batches, as `citebook jobs --json` prints it.
@@ -31,20 +32,19 @@ func newJobsCmd() *cobra.Command {
 		Short: "Show index job history, batch states and failure reasons",
 		Args:  cobra.NoArgs,
 	}
-	lib := defaultAppOptions()
-	cmd.Flags().StringVar(&lib.Data, "data", lib.Data, "library directory (env CITEBOOK_DATA)")
-	addMetaFlag(cmd.Flags(), &lib)
+	cfg := newConfig()
+	addDataFlag(cmd.Flags(), cfg)
 	cmd.Flags().StringVar(&book, "book", "", "only this book's jobs")
 	cmd.Flags().IntVar(&limit, "limit", 20, "show at most this many jobs, newest first (0: all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print jobs with their batches as JSON")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
-		db, err := openMeta(ctx, lib)
+		db, err := library.OpenMeta(ctx, *cfg)
 		if err != nil {
 			return err
 		}
 		defer db.Close()
-		recoverJobs(ctx, db, slog.Default())
+		library.RecoverJobs(ctx, db, slog.Default())
 		queue, err := db.Entries(ctx, book)
 		if err != nil {
 			return err

@@ -7,46 +7,45 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/citebook/citebook/index"
+	"github.com/citebook/citebook/internal/library"
 )
 
 // newWorkerCmd is `citebook worker`: a process that only runs index jobs
 // from the library's shared queue, beside servers that queue them (serve
 // --index-workers 0 leaves all the work to workers).
 func newWorkerCmd() *cobra.Command {
-	var (
-		workers  int
-		deadline time.Duration
-	)
+	c := newConfig()
+	workers := index.DefaultWorkers
 	cmd := &cobra.Command{
 		Use:   "worker",
 		Short: "Run index jobs from the library's shared queue until stopped",
 		Long: `Worker claims index jobs that servers (uploads, re-indexes) queued in the
 library's metadata database and builds them; any number of workers and
 servers may share one library. A claim is a lease renewed every second: a
-worker killed mid-job loses it (at once when the others run on the same
-host, otherwise after 15 s) and another worker resumes the build from its
-last completed batch. A cancel requested through any server reaches the
-worker within a second. SIGINT/SIGTERM hands running jobs back to the queue.`,
+worker killed mid-job loses it (at once to workers on the same host, otherwise
+after 15 s) and another worker resumes the build from its last completed
+batch. A cancel requested through any server reaches the worker within a
+second. SIGINT/SIGTERM hands running jobs back to the queue.`,
 		Args: cobra.NoArgs,
 	}
-	app := addAppFlags(cmd.Flags())
-	cmd.Flags().IntVar(&workers, "workers", 2, "index jobs run at once")
-	cmd.Flags().IntVar(&app.BatchSize, "batch-size", 0, "chunks per recorded batch, the unit of progress and of resuming a taken-over job (default 200)")
-	cmd.Flags().DurationVar(&deadline, "job-deadline", index.DefaultJobDeadline, "longest an index job may run before it is cancelled and fails")
+	fs := cmd.Flags()
+	addLibraryFlags(fs, c)
+	fs.IntVar(&workers, "workers", workers, "index jobs run at once")
+	fs.DurationVar(&c.JobDeadline, "job-deadline", c.JobDeadline, "longest an index job may run before it is cancelled and fails")
+	fs.IntVar(&c.BatchSize, "batch-size", c.BatchSize, "chunks per recorded batch, the unit of progress and of resuming a taken-over job")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
-		a, err := openApp(ctx, *app)
+		a, err := library.Open(ctx, *c, nil)
 		if err != nil {
 			return err
 		}
 		defer a.Close()
-		runner := index.NewRunner(a.Builder, a.Meta, a.Queue, index.RunnerOptions{
-			Workers: workers, Deadline: deadline, Logger: a.Log})
+		runner := a.Runner(index.RunnerOptions{Workers: workers})
 		// A worker's own stores serve no searches, but its builder reads
 		// them when resuming: keep them in step with what others build.
 		go a.Follow.Run(ctx, followEvery)
-		a.listen(ctx, runner)
-		a.Log.Info("worker running index jobs", "worker", runner.WorkerID(), "workers", workers, "data", a.Opts.Data)
+		a.Listen(ctx, runner)
+		a.Log.Info("worker running index jobs", "worker", runner.WorkerID(), "workers", workers, "data", c.Data)
 		<-ctx.Done()
 		a.Log.Info("worker stopping: handing running jobs back to the queue")
 		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -3,14 +3,14 @@
 
 -- +goose Up
 CREATE TABLE api_tokens (
-    id         TEXT PRIMARY KEY,
-    hash       TEXT NOT NULL UNIQUE,
-    tenant     TEXT NOT NULL,
-    user_name  TEXT NOT NULL,
-    groups     TEXT NOT NULL DEFAULT '',
+    id         TEXT COLLATE "C" PRIMARY KEY,
+    hash       TEXT COLLATE "C" NOT NULL UNIQUE,
+    tenant     TEXT COLLATE "C" NOT NULL,
+    user_name  TEXT COLLATE "C" NOT NULL,
+    groups     TEXT COLLATE "C" NOT NULL DEFAULT '',
     admin      BOOLEAN NOT NULL DEFAULT false,
-    created_at TEXT NOT NULL,
-    revoked_at TEXT
+    created_at TEXT COLLATE "C" NOT NULL,
+    revoked_at TEXT COLLATE "C"
 );
 CREATE INDEX api_tokens_tenant ON api_tokens (tenant);
 
