@@ -16,8 +16,8 @@ import (
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/memstore"
 	"github.com/citebook/citebook/index/metadb"
-	"github.com/citebook/citebook/index/pgnotify"
 	"github.com/citebook/citebook/index/milvus"
+	"github.com/citebook/citebook/index/pgnotify"
 	"github.com/citebook/citebook/ingest"
 )
 
