@@ -100,3 +100,45 @@ func testQueueTakesOverDeadWorkersJob(t *testing.T, target string) {
 	require.True(t, got.Input.Resume, "a taken-over job resumes its build")
 	require.NotZero(t, got.Job.ID, "linked to its build record")
 }
+
+// TestQueueHandOverAtShutdown: a runner that stops hands its running job
+// back to the queue and another runner finishes it; a CLI's job (Run) is
+// never claimed by another runner.
+func TestQueueHandOverAtShutdown(t *testing.T) {
+	e := embeddedEnv(t)
+	sp := newSlowParse(true)
+	b := e.builder(index.BuilderOptions{Parse: sp.parse})
+	ctx := context.Background()
+	dir := t.TempDir()
+	first := index.NewRunner(b, e.meta, e.queue(), index.RunnerOptions{Workers: 1, Logger: quiet()})
+	j, err := first.Submit(ctx, citebook.BookInput{BookID: "huge", Tenant: "acme", Path: bookFile(t, dir, "huge.md")})
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		got, _ := first.Job(ctx, j.Handle)
+		return got.Status == citebook.JobRunning
+	}, 5*time.Second, 5*time.Millisecond)
+	require.NoError(t, first.Close(ctx))
+	got, err := e.queue().Entry(ctx, j.Handle)
+	require.NoError(t, err)
+	require.Equal(t, citebook.JobQueued, got.Job.Status, "handed back, not failed")
+	require.True(t, got.Input.Resume)
+
+	close(sp.release)
+	second := index.NewRunner(b, e.meta, e.queue(), index.RunnerOptions{Workers: 1, PollEvery: 50 * time.Millisecond, Logger: quiet()})
+	defer second.Close(ctx)
+	done := waitEnded(t, second, j.Handle, 10*time.Second)
+	require.Equal(t, citebook.JobCompleted, done.Status, done.Error)
+	got, err = e.queue().Entry(ctx, j.Handle)
+	require.NoError(t, err)
+	require.Equal(t, second.WorkerID(), got.Worker)
+
+	cli := index.NewRunner(b, e.meta, e.queue(), index.RunnerOptions{Workers: 1, Logger: quiet()})
+	defer cli.Close(ctx)
+	res, err := cli.Run(ctx, citebook.BookInput{BookID: "mine", Tenant: "acme", Path: bookFile(t, dir, "mine.md")})
+	require.NoError(t, err)
+	require.Equal(t, "completed", res.Status)
+	es, err := e.queue().Entries(ctx, "mine")
+	require.NoError(t, err)
+	require.Len(t, es, 1)
+	require.Equal(t, cli.WorkerID(), es[0].Worker, "only the CLI runs its own job")
+}

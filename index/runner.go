@@ -56,8 +56,10 @@ type RunnerOptions struct {
 	// answers unavailable so clients back off.
 	MaxQueued int
 	// Lease is how long a claim on a job lasts without renewal (default
-	// 15 s): a worker that dies loses its jobs to other workers after it
-	// (at once when it ran on this host and its process is gone).
+	// 20 s, longer than a build record's heartbeat lease so the builder
+	// taking over sees the dead one's build as stale): a worker that dies
+	// loses its jobs to other workers after it (at once when it ran on
+	// this host and its process is gone).
 	// RenewEvery (default 1 s) is also how soon a cancel requested by
 	// another process reaches the build, and PollEvery (default 500 ms)
 	// how often an idle runner looks for jobs other processes queued.
@@ -93,7 +95,7 @@ func (o RunnerOptions) withDefaults() RunnerOptions {
 		o.MaxQueued = 1024
 	}
 	if o.Lease <= 0 {
-		o.Lease = 15 * time.Second
+		o.Lease = 20 * time.Second
 	}
 	if o.RenewEvery <= 0 {
 		o.RenewEvery = min(time.Second, o.Lease/3)

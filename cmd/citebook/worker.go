@@ -23,7 +23,7 @@ func newWorkerCmd() *cobra.Command {
 library's metadata database and builds them; any number of workers and
 servers may share one library. A claim is a lease renewed every second: a
 worker killed mid-job loses it (at once to workers on the same host, otherwise
-after 15 s) and another worker resumes the build from its last completed
+after 20 s) and another worker resumes the build from its last completed
 batch. A cancel requested through any server reaches the worker within a
 second. SIGINT/SIGTERM hands running jobs back to the queue.`,
 		Args: cobra.NoArgs,
