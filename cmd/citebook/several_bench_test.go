@@ -170,7 +170,8 @@ func cpuMS(pid int) float64 {
 // one server and with two splitting the same load, and the cost of the
 // PostgreSQL metadata path per request beside SQLite (same Milvus, same
 // book), printed as ratios from the same run. BENCH_SECONDS sets each
-// phase's length (default 8), BENCH_CONC the clients (default 8).
+// phase's length (default 8, in one-second rounds), BENCH_CONC the clients
+// (default 8).
 //
 //	. scripts/milvus.sh; . scripts/postgres.sh
 //	go test -run '^$' -bench SeveralServers -benchtime 1x ./cmd/citebook
@@ -200,42 +201,62 @@ func BenchmarkSeveralServers(b *testing.B) {
 		return name
 	}
 	pg := newBenchLib(b, dsn, addr, collection("pg"))
-	lite := newBenchLib(b, "", addr, collection("sqlite"))
+	lite0 := newBenchLib(b, "", addr, collection("sqlite"))
 	a, acmd := pg.serve()
 	b2, bcmd := pg.serve()
-	s, scmd := lite.serve()
+	s, scmd := lite0.serve()
 	for _, base := range []string{a, b2, s} { // warm caches and connections
-		load(b, []string{base}, map[string]string{a: pg.token, b2: pg.token, s: lite.token}[base], 2, time.Second)
+		load(b, []string{base}, map[string]string{a: pg.token, b2: pg.token, s: lite0.token}[base], 2, time.Second)
 	}
 	b.ResetTimer()
+	// Phases alternate in one-second slices (rounds of each), so load from
+	// other work on the machine falls on both sides of every ratio alike.
+	rounds := int(d / time.Second)
+	type tally struct {
+		n   float64
+		lat time.Duration
+		sec float64
+		cpu float64
+	}
+	measure := func(t *tally, bases []string, token string, clients int, pids ...int) {
+		c0 := 0.0
+		for _, p := range pids {
+			c0 -= cpuMS(p)
+		}
+		t0 := time.Now()
+		rps, mean := load(b, bases, token, clients, time.Second)
+		sec := time.Since(t0).Seconds()
+		for _, p := range pids {
+			c0 += cpuMS(p)
+		}
+		t.n += rps * sec
+		t.lat += time.Duration(rps * sec * float64(mean))
+		t.sec += sec
+		t.cpu += c0
+	}
 	for range b.N {
-		// Metadata path: one client, so latency is the request's own.
-		c0 := cpuMS(scmd.Process.Pid)
-		_, liteLat := load(b, []string{s}, lite.token, 1, d)
-		liteCPU := cpuMS(scmd.Process.Pid) - c0
-		liteN := float64(d) / float64(liteLat)
-		c0 = cpuMS(acmd.Process.Pid)
-		_, pgLat := load(b, []string{a}, pg.token, 1, d)
-		pgCPU := cpuMS(acmd.Process.Pid) - c0
-		pgN := float64(d) / float64(pgLat)
-
-		one, _ := load(b, []string{a}, pg.token, conc, d)
-		a0, b0 := cpuMS(acmd.Process.Pid), cpuMS(bcmd.Process.Pid)
-		two, _ := load(b, []string{a, b2}, pg.token, conc, d)
-		twoCPU := cpuMS(acmd.Process.Pid) - a0 + cpuMS(bcmd.Process.Pid) - b0
-
-		b.ReportMetric(one, "rps-1server")
-		b.ReportMetric(two, "rps-2servers")
-		b.ReportMetric(two/one, "x-2servers/1")
+		var lite, pgm, one, two tally
+		for range rounds {
+			// Metadata path: one client, so latency is the request's own.
+			measure(&lite, []string{s}, lite0.token, 1, scmd.Process.Pid)
+			measure(&pgm, []string{a}, pg.token, 1, acmd.Process.Pid)
+			measure(&one, []string{a}, pg.token, conc, acmd.Process.Pid)
+			measure(&two, []string{a, b2}, pg.token, conc, acmd.Process.Pid, bcmd.Process.Pid)
+		}
+		liteLat, pgLat := lite.lat/time.Duration(lite.n), pgm.lat/time.Duration(pgm.n)
+		oneRPS, twoRPS := one.n/one.sec, two.n/two.sec
+		b.ReportMetric(oneRPS, "rps-1server")
+		b.ReportMetric(twoRPS, "rps-2servers")
+		b.ReportMetric(twoRPS/oneRPS, "x-2servers/1")
 		b.ReportMetric(float64(pgLat.Microseconds())/1000, "ms-latency-pg")
 		b.ReportMetric(float64(liteLat.Microseconds())/1000, "ms-latency-sqlite")
 		b.ReportMetric(float64(pgLat)/float64(liteLat), "x-pg/sqlite-latency")
-		b.ReportMetric(pgCPU/pgN, "cpu-ms/req-pg")
-		b.ReportMetric(liteCPU/liteN, "cpu-ms/req-sqlite")
-		b.Logf("/v1/search, R-intro (297 chunks), Milvus vectors, %d clients, %s per phase: 1 server %.0f req/s, 2 servers %.0f req/s (%.2fx, %.2f server CPU-ms/req)",
-			conc, d, one, two, two/one, twoCPU/(two*d.Seconds()))
+		b.ReportMetric(pgm.cpu/pgm.n, "cpu-ms/req-pg")
+		b.ReportMetric(lite.cpu/lite.n, "cpu-ms/req-sqlite")
+		b.Logf("/v1/search, R-intro (297 chunks), Milvus vectors, %d clients, %d alternating 1 s rounds: 1 server %.0f req/s (%.2f server CPU-ms/req), 2 servers %.0f req/s (%.2fx, %.2f server CPU-ms/req)",
+			conc, rounds, oneRPS, one.cpu/one.n, twoRPS, twoRPS/oneRPS, two.cpu/two.n)
 		b.Logf("one client: PostgreSQL metadata %.2f ms/req (%.2f server CPU-ms), SQLite %.2f ms/req (%.2f CPU-ms): PostgreSQL costs %.2f ms more a request (%.2fx)",
-			float64(pgLat.Microseconds())/1000, pgCPU/pgN, float64(liteLat.Microseconds())/1000, liteCPU/liteN,
+			float64(pgLat.Microseconds())/1000, pgm.cpu/pgm.n, float64(liteLat.Microseconds())/1000, lite.cpu/lite.n,
 			float64((pgLat-liteLat).Microseconds())/1000, float64(pgLat)/float64(liteLat))
 	}
 }
