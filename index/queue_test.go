@@ -142,3 +142,41 @@ func TestQueueHandOverAtShutdown(t *testing.T) {
 	require.Len(t, es, 1)
 	require.Equal(t, cli.WorkerID(), es[0].Worker, "only the CLI runs its own job")
 }
+
+// TestQueueCancelCLIJobFromAnotherProcess: the API (another runner) cancels
+// a job the CLI runs (Run), and the CLI's Run returns the cancellation.
+func TestQueueCancelCLIJobFromAnotherProcess(t *testing.T) {
+	e := embeddedEnv(t)
+	sp := newSlowParse(true)
+	defer close(sp.release)
+	b := e.builder(index.BuilderOptions{Parse: sp.parse})
+	ctx := context.Background()
+	cli := index.NewRunner(b, e.meta, e.queue(), index.RunnerOptions{Workers: 1, RenewEvery: 100 * time.Millisecond, Logger: quiet()})
+	defer cli.Close(ctx)
+	api := index.NewRunner(b, e.meta, e.queue(), index.RunnerOptions{QueueOnly: true, Logger: quiet()})
+	defer api.Close(ctx)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := cli.Run(ctx, citebook.BookInput{BookID: "huge", Tenant: "acme", Path: bookFile(t, t.TempDir(), "huge.md")})
+		errc <- err
+	}()
+	var handle string
+	require.Eventually(t, func() bool {
+		es, _ := e.queue().Entries(ctx, "huge")
+		if len(es) == 1 && es[0].Job.Status == citebook.JobRunning {
+			handle = es[0].Job.Handle
+		}
+		return handle != ""
+	}, 5*time.Second, 5*time.Millisecond)
+	_, err := api.Cancel(ctx, handle)
+	require.NoError(t, err)
+	select {
+	case err := <-errc:
+		require.Contains(t, citebook.ErrorMessage(err), "cancelled")
+	case <-time.After(5 * time.Second):
+		t.Fatal("the CLI's job was not cancelled")
+	}
+	j, err := api.Job(ctx, handle)
+	require.NoError(t, err)
+	require.Equal(t, citebook.JobCancelled, j.Status)
+}
