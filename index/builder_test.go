@@ -19,9 +19,9 @@ import (
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/memstore"
 	"github.com/citebook/citebook/index/metadb"
-	"github.com/citebook/citebook/internal/dbtest"
 	"github.com/citebook/citebook/ingest"
 	"github.com/citebook/citebook/internal/corpus"
+	"github.com/citebook/citebook/internal/dbtest"
 )
 
 // chunking gives the small test books enough chunks for several batches.
