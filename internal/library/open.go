@@ -201,7 +201,7 @@ func (l *Library) parser() func(ctx context.Context, path string) (*ingest.Docum
 		tess, err := find()
 		if err != nil {
 			l.Log.DebugContext(ctx, "OCR off", "reason", err)
-			return limits.ParseFile(ctx, path)
+			return ingest.ParseOptions{Limits: limits}.ParseFile(ctx, path)
 		}
 		return ingest.ParseOptions{Limits: limits, OCR: tess, Progress: func(done, total int) {
 			l.Log.InfoContext(ctx, "OCR", "file", filepath.Base(path), "pages_done", done, "pages", total)
