@@ -26,7 +26,11 @@ func newConfig() *library.Config {
 // where the library's metadata lives when not in the data dir.
 func addDataFlag(fs *pflag.FlagSet, c *library.Config) {
 	fs.StringVar(&c.Data, "data", c.Data, "library directory (env CITEBOOK_DATA)")
-	fs.StringVar(&c.Meta, "meta", c.Meta, "metadata database: a postgres:// URL shared by several servers (env CITEBOOK_META; default citebook.db in --data)")
+	// A URL from the environment may hold a password: it is used but never
+	// shown as the flag's default in --help.
+	envMeta := c.Meta
+	fs.StringVar(&c.Meta, "meta", "", "metadata database: a postgres:// URL shared by several servers; prefer env CITEBOOK_META for one with a password, flags show in ps (default citebook.db in --data)")
+	c.Meta = envMeta
 }
 
 // addLibraryFlags registers the flags of every command that opens the

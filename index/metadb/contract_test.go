@@ -324,3 +324,42 @@ func TestChangesNeverSkipped(t *testing.T) {
 		require.Empty(t, missed, "switches the follower never heard of")
 	})
 }
+
+// TestConcurrentHitCounts: servers count retrievals of the same chunks at
+// once, in different orders (on PostgreSQL two such updates can deadlock,
+// and the store runs the loser again); no count is lost and no call fails.
+func TestConcurrentHitCounts(t *testing.T) {
+	eachPair(t, func(t *testing.T, a, b *metadb.DB) {
+		ctx := context.Background()
+		servedBook(t, a, "h", 6)
+		all := []string{"h-0", "h-1", "h-2", "h-3", "h-4", "h-5"}
+		const workers, rounds = 6, 25
+		var wg sync.WaitGroup
+		for w := range workers {
+			db := a
+			if w%2 == 1 {
+				db = b
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ids := slices.Clone(all)
+				if w%3 == 0 {
+					slices.Reverse(ids)
+				}
+				for range rounds {
+					if err := db.IncrementHits(ctx, ids); err != nil {
+						t.Errorf("count hits: %v", err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		hits, err := b.HitCounts(ctx, all)
+		require.NoError(t, err)
+		for _, id := range all {
+			require.Equal(t, workers*rounds, hits[id], id)
+		}
+	})
+}

@@ -19,6 +19,10 @@ type dialect struct {
 	unique, foreignKey func(error) bool
 	// retry recognises a transaction that may succeed when run again.
 	retry func(error) bool
+	// lockRows: writers lock rows one by one (SELECT … FOR UPDATE
+	// exists), so statements that update many shared rows lock them in a
+	// fixed order first; SQLite locks the whole database instead.
+	lockRows bool
 	// lockChanges, when set, runs in a transaction before it logs a
 	// change, so generations commit in order.
 	lockChanges string

@@ -30,6 +30,7 @@ var postgresDialect = &dialect{
 	unique:      pgCode("23505"),          // unique_violation
 	foreignKey:  pgCode("23503"),          // foreign_key_violation
 	retry:       pgCode("40001", "40P01"), // serialization_failure, deadlock_detected
+	lockRows:    true,
 	lockChanges: `LOCK TABLE changes IN EXCLUSIVE MODE`,
 	claimLock:   `SELECT pg_advisory_xact_lock(7164379211690354)`, // "citebook job queue"
 	skipLocked:  ` FOR UPDATE SKIP LOCKED`,

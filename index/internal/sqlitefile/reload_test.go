@@ -16,13 +16,8 @@ import (
 // being unavailable, a corrupt row keeps its own code.
 func TestBookIDsAndRows(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(t.TempDir(), "t.db", "test store")
-	require.NoError(t, err)
-	t.Cleanup(func() { db.Close() })
-	_, err = db.ExecContext(ctx, `CREATE TABLE chunks (id TEXT PRIMARY KEY, book_id TEXT NOT NULL)`)
-	require.NoError(t, err)
-	_, err = db.ExecContext(ctx, `INSERT INTO chunks VALUES ('a1','a'), ('a2','a'), ('b1','b')`)
-	require.NoError(t, err)
+	db := testDB(t, `CREATE TABLE chunks (id TEXT PRIMARY KEY, book_id TEXT NOT NULL)`,
+		`INSERT INTO chunks VALUES ('a1','a'), ('a2','a'), ('b1','b')`)
 
 	ids, err := BookIDs(ctx, db, "test store", []string{"b", "gone", "gone"})
 	require.NoError(t, err)
