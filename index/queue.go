@@ -52,6 +52,8 @@ type Claim struct {
 	// Busy are books with a build still alive in the claiming process
 	// (a cancelled build that has not returned yet).
 	Busy []string
+	// Own limits the claim to jobs only this worker may run (the CLI's).
+	Own bool
 }
 
 // Queue is the shared, persisted queue of index jobs.

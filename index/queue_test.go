@@ -125,14 +125,21 @@ func TestQueueHandOverAtShutdown(t *testing.T) {
 
 	close(sp.release)
 	second := index.NewRunner(b, e.meta, e.queue(), index.RunnerOptions{Workers: 1, PollEvery: 50 * time.Millisecond, Logger: quiet()})
-	defer second.Close(ctx)
 	done := waitEnded(t, second, j.Handle, 10*time.Second)
 	require.Equal(t, citebook.JobCompleted, done.Status, done.Error)
 	got, err = e.queue().Entry(ctx, j.Handle)
 	require.NoError(t, err)
 	require.Equal(t, second.WorkerID(), got.Worker)
 
-	cli := index.NewRunner(b, e.meta, e.queue(), index.RunnerOptions{Workers: 1, Logger: quiet()})
+	require.NoError(t, second.Close(ctx))
+
+	// The CLI runs its own job and no other: a server's upload waits for
+	// a server or a worker.
+	api := index.NewRunner(b, e.meta, e.queue(), index.RunnerOptions{QueueOnly: true, Logger: quiet()})
+	defer api.Close(ctx)
+	other, err := api.Submit(ctx, citebook.BookInput{BookID: "other", Tenant: "acme", Path: bookFile(t, dir, "other.md")})
+	require.NoError(t, err)
+	cli := index.NewRunner(b, e.meta, e.queue(), index.RunnerOptions{Workers: 1, OwnOnly: true, PollEvery: 20 * time.Millisecond, Logger: quiet()})
 	defer cli.Close(ctx)
 	res, err := cli.Run(ctx, citebook.BookInput{BookID: "mine", Tenant: "acme", Path: bookFile(t, dir, "mine.md")})
 	require.NoError(t, err)
@@ -140,7 +147,11 @@ func TestQueueHandOverAtShutdown(t *testing.T) {
 	es, err := e.queue().Entries(ctx, "mine")
 	require.NoError(t, err)
 	require.Len(t, es, 1)
-	require.Equal(t, cli.WorkerID(), es[0].Worker, "only the CLI runs its own job")
+	require.Equal(t, cli.WorkerID(), es[0].Worker)
+	time.Sleep(100 * time.Millisecond)
+	got, err = e.queue().Entry(ctx, other.Handle)
+	require.NoError(t, err)
+	require.Equal(t, citebook.JobQueued, got.Job.Status, "the CLI left the server's job alone")
 }
 
 // TestQueueCancelCLIJobFromAnotherProcess: the API (another runner) cancels
@@ -151,7 +162,7 @@ func TestQueueCancelCLIJobFromAnotherProcess(t *testing.T) {
 	defer close(sp.release)
 	b := e.builder(index.BuilderOptions{Parse: sp.parse})
 	ctx := context.Background()
-	cli := index.NewRunner(b, e.meta, e.queue(), index.RunnerOptions{Workers: 1, RenewEvery: 100 * time.Millisecond, Logger: quiet()})
+	cli := index.NewRunner(b, e.meta, e.queue(), index.RunnerOptions{Workers: 1, OwnOnly: true, RenewEvery: 100 * time.Millisecond, Logger: quiet()})
 	defer cli.Close(ctx)
 	api := index.NewRunner(b, e.meta, e.queue(), index.RunnerOptions{QueueOnly: true, Logger: quiet()})
 	defer api.Close(ctx)

@@ -39,8 +39,9 @@ type RunnerOptions struct {
 	// DefaultWorkers), so one large book never holds the whole queue.
 	Workers int
 	// QueueOnly makes a runner that queues jobs for other processes and
-	// runs none itself (`serve --index-workers 0`).
-	QueueOnly bool
+	// runs none itself (`serve --index-workers 0`); OwnOnly one that runs
+	// only the jobs its Run calls queue (the CLI), never other processes'.
+	QueueOnly, OwnOnly bool
 	// SlowAfter is how long a job may run before it stops holding a worker
 	// slot (default 1 min): a huge book then keeps running while the jobs
 	// behind it start, up to MaxRunning jobs at once (default 2×Workers).
@@ -530,7 +531,7 @@ func (r *Runner) dispatch() {
 		if full {
 			return
 		}
-		qe, err := r.q.Claim(r.ctx, Claim{Worker: r.self, Lease: r.opt.Lease, Busy: books})
+		qe, err := r.q.Claim(r.ctx, Claim{Worker: r.self, Lease: r.opt.Lease, Busy: books, Own: r.opt.OwnOnly})
 		if err != nil {
 			r.warn("cannot claim index jobs", err)
 			return

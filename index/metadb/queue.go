@@ -121,7 +121,7 @@ func (d *DB) Claim(ctx context.Context, c index.Claim) (*index.QueueEntry, error
 	// on SQLite a claim transaction takes the write lock.
 	var n int
 	err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM job_queue WHERE (status = 'queued' OR
-		(status = 'running' AND lease_until < ?)) AND (only_worker = '' OR only_worker = ?)`, nowMS, c.Worker.ID).Scan(&n)
+		(status = 'running' AND lease_until < ?)) AND (only_worker = ? OR (only_worker = '' AND ?))`, nowMS, c.Worker.ID, !c.Own).Scan(&n)
 	if err != nil || n == 0 {
 		return nil, unavailable(err, "job queue: look for jobs")
 	}
@@ -134,8 +134,8 @@ func (d *DB) Claim(ctx context.Context, c index.Claim) (*index.QueueEntry, error
 		}
 		lock := d.d.skipLocked
 		rows, err := tx.QueryContext(ctx, (`SELECT ` + queueCols + ` FROM job_queue WHERE (status = 'queued' OR
-			(status = 'running' AND lease_until < ?)) AND (only_worker = '' OR only_worker = ?)
-			ORDER BY queued, handle LIMIT 200` + lock), nowMS, c.Worker.ID)
+			(status = 'running' AND lease_until < ?)) AND (only_worker = ? OR (only_worker = '' AND ?))
+			ORDER BY queued, handle LIMIT 200` + lock), nowMS, c.Worker.ID, !c.Own)
 		if err != nil {
 			return err
 		}
