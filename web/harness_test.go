@@ -198,6 +198,7 @@ type env struct {
 	builds  chan citebook.BookInput
 	tokens  map[string]string // name → secret
 	dataDir string
+	meta    *metadb.DB   // tokens, grants and the job queue
 	store   *auth.Store  // the server's token store
 	grants  *acl.Manager // the server's grants
 }
@@ -265,7 +266,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 	}
 	resolver := acl.NewResolver(lib, manager, lib)
 
-	e := &env{lib: lib, reg: prometheus.NewRegistry(), builds: make(chan citebook.BookInput, 16), tokens: map[string]string{},
+	e := &env{meta: db, lib: lib, reg: prometheus.NewRegistry(), builds: make(chan citebook.BookInput, 16), tokens: map[string]string{},
 		dataDir: t.TempDir(), store: store, grants: manager}
 	// The metadata database's job history: a CLI build of rintro, and every
 	// build the runner makes, as the builder would record them.
