@@ -303,13 +303,24 @@ func (d *DB) RequestCancel(ctx context.Context, handle string) (index.QueueEntry
 		}
 		switch e.Job.Status {
 		case citebook.JobQueued:
+			// Only while still queued: a claim may have committed since
+			// the read (PostgreSQL reads committed rows), and a running
+			// job is flagged instead, for its worker to stop.
 			now := time.Now()
-			e.Job.Status, e.Job.Error, e.Job.Finished, e.Cancel = citebook.JobCancelled, "cancelled", now.UTC(), true
-			_, err = tx.ExecContext(ctx, `UPDATE job_queue SET status = 'cancelled', cancel = 1, error = ?, finished = ?
-				WHERE handle = ?`, e.Job.Error, ms(now), handle)
+			res, err := tx.ExecContext(ctx, `UPDATE job_queue SET status = 'cancelled', cancel = 1, error = ?, finished = ?
+				WHERE handle = ? AND status = 'queued'`, "cancelled", ms(now), handle)
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil || n == 1 {
+				e.Job.Status, e.Job.Error, e.Job.Finished, e.Cancel = citebook.JobCancelled, "cancelled", now.UTC(), true
+				return err
+			}
+			e.Job.Status = citebook.JobRunning
+			fallthrough
 		case citebook.JobRunning:
 			e.Cancel = true
-			_, err = tx.ExecContext(ctx, `UPDATE job_queue SET cancel = 1 WHERE handle = ?`, handle)
+			_, err = tx.ExecContext(ctx, `UPDATE job_queue SET cancel = 1 WHERE handle = ? AND status = 'running'`, handle)
 		default:
 			return citebook.Errorf(citebook.ECONFLICT, "job %s already ended (%s)", handle, e.Job.Status)
 		}
