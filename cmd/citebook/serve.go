@@ -99,6 +99,9 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	}
 	tokens := auth.NewStore(a.Meta.SQL())
 	runner := a.Runner(index.RunnerOptions{Workers: c.Serve.Workers, QueueOnly: c.Serve.Workers == 0})
+	if c.Serve.Workers == 0 {
+		a.Log.Info("index jobs are left to `citebook worker` processes on this library (--index-workers 0)")
+	}
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
