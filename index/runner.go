@@ -136,7 +136,8 @@ type Runner struct {
 	alive   map[string]int    // builds not yet returned, by book
 	closed  bool
 	wake    chan struct{}
-	warned  time.Time // when a queue error was last logged
+	renew   chan struct{} // renew leases now (a cancel may have been requested)
+	warned  time.Time     // when a queue error was last logged
 }
 
 // entry is one job this runner runs or waits for.
@@ -160,7 +161,8 @@ func NewRunner(b Indexer, log JobLog, q Queue, opts RunnerOptions) *Runner {
 	_, _ = rand.Read(raw[:])
 	r := &Runner{b: b, log: log, q: q, opt: opts.withDefaults(), ctx: ctx, stop: cancel,
 		self: Worker{ID: "w_" + hex.EncodeToString(raw[:]), Owner: ThisProcess()},
-		jobs: map[string]*entry{}, alive: map[string]int{}, wake: make(chan struct{}, 1)}
+		jobs: map[string]*entry{}, alive: map[string]int{}, wake: make(chan struct{}, 1),
+		renew: make(chan struct{}, 1)}
 	r.lg = r.opt.Logger
 	if !r.opt.QueueOnly {
 		r.wg.Add(2)
@@ -170,8 +172,15 @@ func NewRunner(b Indexer, log JobLog, q Queue, opts RunnerOptions) *Runner {
 	return r
 }
 
-// Wake makes the runner look for jobs now (another process queued one).
-func (r *Runner) Wake() { r.poke() }
+// Wake makes the runner look for jobs and renew its leases now: another
+// process queued a job or asked to cancel one.
+func (r *Runner) Wake() {
+	r.poke()
+	select {
+	case r.renew <- struct{}{}:
+	default:
+	}
+}
 
 // WorkerID names this runner in the queue (`citebook jobs` shows it).
 func (r *Runner) WorkerID() string { return r.self.ID }
@@ -609,6 +618,7 @@ func (r *Runner) keepLeases() {
 		case <-r.ctx.Done():
 			return
 		case <-t.C:
+		case <-r.renew:
 		}
 		r.mu.Lock()
 		var held []*entry

@@ -1,8 +1,8 @@
 // Package pgnotify wakes a process when another process changes a library
 // kept in PostgreSQL: the database sends NOTIFY on a channel when a book
 // is switched or deleted (citebook_changes, from the change log) or a job
-// is queued (citebook_jobs), and the handlers registered here run at once
-// instead of at the next poll.
+// is queued or a cancel requested (citebook_jobs), and the handlers
+// registered here run at once instead of at the next poll.
 //
 // A notification is only a hint to look: the handlers read the change log
 // (or the queue) from the generation they last saw, so a notification

@@ -3,7 +3,7 @@
 -- notifications that wake other processes at once instead of at their next
 -- poll (index/pgnotify): citebook_changes with the generation when a
 -- book's switch or deletion is logged, citebook_jobs when a job is queued
--- or handed back. NOTIFY is sent at commit, so a listener that hears it
+-- or handed back, or a cancel is requested. NOTIFY is sent at commit, so a listener that hears it
 -- finds the change.
 
 -- +goose Up
@@ -54,14 +54,14 @@ CREATE TRIGGER changes_notify AFTER INSERT ON changes
 -- +goose StatementBegin
 CREATE FUNCTION citebook_notify_job() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF NEW.status = 'queued' THEN
+    IF NEW.status = 'queued' OR (TG_OP = 'UPDATE' AND NEW.cancel = 1 AND OLD.cancel = 0) THEN
         PERFORM pg_notify('citebook_jobs', '');
     END IF;
     RETURN NULL;
 END
 $$;
 -- +goose StatementEnd
-CREATE TRIGGER job_queue_notify AFTER INSERT OR UPDATE OF status ON job_queue
+CREATE TRIGGER job_queue_notify AFTER INSERT OR UPDATE OF status, cancel ON job_queue
     FOR EACH ROW EXECUTE FUNCTION citebook_notify_job();
 
 -- +goose Down
