@@ -12,7 +12,7 @@ import (
 // lease runs out (or, on the same host, as soon as its process is seen to
 // be gone) another worker claims the job again and resumes the build from
 // its last completed batch. A cancel is a flag on the row, so it reaches
-// the worker holding the job wherever that runs. index/jobqueue implements
+// the worker holding the job wherever that runs. index/metadb implements
 // Queue on SQLite and PostgreSQL.
 
 // Worker is one Runner as the queue knows it: ID tells two runners of one
