@@ -86,9 +86,9 @@ type JobResult struct {
 // recorded batches and switches a book to its new version in one metadata
 // transaction once every batch is in, so readers never see half a build.
 // Calls for different books may run concurrently; calls for one book are
-// serialised within this Builder. Builds of one book from two processes are
-// not coordinated (the second may abandon the first's unfinished version),
-// so run one indexing process per library.
+// serialised within this Builder. Across processes the job queue claims
+// one job per book at a time (Runner), and a build refuses a book whose
+// build record another live process holds (claimBook).
 type Builder struct {
 	meta Meta
 	vec  VectorStore
