@@ -25,6 +25,7 @@ func newJobsCmd() *cobra.Command {
 	var (
 		book   string
 		asJSON bool
+		queued bool
 		limit  int
 	)
 	cmd := &cobra.Command{
@@ -37,6 +38,7 @@ func newJobsCmd() *cobra.Command {
 	cmd.Flags().StringVar(&book, "book", "", "only this book's jobs")
 	cmd.Flags().IntVar(&limit, "limit", 20, "show at most this many jobs, newest first (0: all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print jobs with their batches as JSON")
+	cmd.Flags().BoolVar(&queued, "queue", false, "print only the shared queue's waiting and running jobs, with the worker holding each (with --json: as JSON)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
 		db, err := library.OpenMeta(ctx, *cfg)
@@ -48,6 +50,19 @@ func newJobsCmd() *cobra.Command {
 		queue, err := db.Entries(ctx, book)
 		if err != nil {
 			return err
+		}
+		if queued {
+			open := []queueView{}
+			for _, e := range queue {
+				if !e.Job.Status.Ended() {
+					open = append(open, queueView{Job: e.Job, Worker: e.Worker, Lease: e.Lease, Cancel: e.Cancel, Attempts: e.Attempts})
+				}
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), open)
+			}
+			printQueue(cmd.OutOrStdout(), queue)
+			return nil
 		}
 		jobs, err := db.Jobs(ctx, book)
 		if err != nil {
@@ -75,6 +90,17 @@ func newJobsCmd() *cobra.Command {
 		return nil
 	}
 	return cmd
+}
+
+// queueView is a job of the shared queue, as `citebook jobs --queue
+// --json` prints it: the job (its owner is the process holding it) and the
+// worker, lease, cancel request and claims so far.
+type queueView struct {
+	citebook.Job
+	Worker   string    `json:"worker,omitempty"`
+	Lease    time.Time `json:"lease,omitzero"`
+	Cancel   bool      `json:"cancel_requested,omitempty"`
+	Attempts int       `json:"attempts"`
 }
 
 // printQueue shows the shared queue's jobs that are waiting or running,
