@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -316,6 +317,14 @@ func TestSeveralServers(t *testing.T) {
 		}
 		return holder != nil && batchesDone >= 3
 	})
+	// `citebook jobs` shows which worker holds the job.
+	out, code, _ := runChild(t, nil, append([]string{"jobs", "--queue", "--json"}, s.lib...)...)
+	require.Zero(t, code, out)
+	var held []queueView
+	require.NoError(t, json.Unmarshal([]byte(out), &held), out)
+	require.True(t, slices.ContainsFunc(held, func(h queueView) bool {
+		return h.BookID == rbook && h.Status == citebook.JobRunning && h.Owner.PID == holder.Process.Pid && h.Worker != ""
+	}), "jobs --queue lists the holder: %s", out)
 	require.NoError(t, holder.Process.Signal(syscall.SIGKILL))
 	holder.Wait()
 	t.Logf("killed worker pid %d with %d of %d batches done", holder.Process.Pid, batchesDone, total)
@@ -334,7 +343,7 @@ func TestSeveralServers(t *testing.T) {
 	require.Equal(t, jobs[0].ID, jobs[1].SupersededBy, "resumed by the second build")
 	require.Less(t, done.Embedded, done.Chunks, "the taken-over build resumed instead of starting over")
 	t.Logf("the resumed build embedded %d of %d chunks", done.Embedded, done.Chunks)
-	out, code, _ := runChild(t, nil, append([]string{"index", "--verify", "--book", rbook, "--json"}, s.args...)...)
+	out, code, _ = runChild(t, nil, append([]string{"index", "--verify", "--book", rbook, "--json"}, s.args...)...)
 	require.Zero(t, code, out)
 	var rep index.VerifyReport
 	require.NoError(t, json.Unmarshal([]byte(out), &rep))
