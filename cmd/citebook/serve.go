@@ -117,12 +117,14 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		Tokens: tokens, DataDir: c.Data, MaxUpload: c.Serve.MaxUpload,
 		RatePerToken: rate.Limit(c.Serve.Rate), RateBurst: c.Serve.Burst, Registry: reg, Logger: a.Log,
 		Ready: map[string]web.Check{
+			// Each names its backend, so an operator sees which of
+			// PostgreSQL and Milvus is down.
 			"metadata": func(ctx context.Context) error {
-				return citebook.Wrap(a.Meta.SQL().PingContext(ctx), citebook.EUNAVAILABLE, "metadata database unreachable")
+				return citebook.Wrap(a.Meta.Ping(ctx), citebook.EUNAVAILABLE, "metadata database (%s) unreachable", a.Meta.Dialect())
 			},
 			"vectors": func(ctx context.Context) error {
 				_, err := a.Vectors.IDs(ctx, "readyz-probe")
-				return citebook.Wrap(err, citebook.EUNAVAILABLE, "vector store unreachable")
+				return citebook.Wrap(err, citebook.EUNAVAILABLE, "vector store (%s) unreachable", c.Store)
 			},
 		},
 	}
