@@ -72,7 +72,11 @@ type Store struct {
 	// holds the same vectors dimension-major in tiles (see columns.go).
 	vecs []float32
 	cols [][]float32
-	mem  arena // where vecs and cols live (off the Go heap)
+	// codes holds the columns' int8 codes, tile by tile like cols, and
+	// scale each row's step (columns.go).
+	codes [][]int8
+	scale []float32
+	mem   arena // where vecs, cols and codes live (off the Go heap)
 	// colsOnly says the store keeps no row-major copy (vecs stays empty):
 	// decided by the first vector stored (see sparseShare).
 	colsOnly, decided bool
