@@ -121,7 +121,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		Previewer: previewer{tok: tok, opts: ingest.DefaultChunkOptions(), limits: ingest.Limits{Timeout: a.Opts.ParseTimeout}},
 		ACL:       acl.NewResolver(a.Meta, acl.NewStore(a.Meta.SQL()), a.Meta),
 		Grants:    acl.NewManager(acl.NewStore(a.Meta.SQL()), a.Meta, a.Meta), CORSOrigins: f.cors,
-		Tokens: tokens, DataDir: a.Opts.Data, MaxUpload: f.maxUpload,
+		Tokens: auth.NewCached(tokens), DataDir: a.Opts.Data, MaxUpload: f.maxUpload,
 		RatePerToken: rate.Limit(f.rate), RateBurst: f.burst, Registry: reg, Logger: a.Log,
 		Ready: map[string]web.Check{
 			"metadata": func(ctx context.Context) error {
