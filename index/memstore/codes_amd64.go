@@ -25,3 +25,19 @@ func fusedCodes4(acc []float32, x0, x1, x2, x3 []int8, w []float32) {
 
 //go:noescape
 func fusedCodesAVX2(acc *float32, x0, x1, x2, x3 *int8, n int, w *float32)
+
+// aboveMask sets bit i of mask when scale[i]·(acc[i]+half) ≥ thr (NaN
+// never), for len(acc) a multiple of 8 and mask of (len(acc)+63)/64 words.
+func aboveMask(acc, scale []float32, half, thr float32, mask []uint64) {
+	if !hasAVX2 || len(acc) == 0 {
+		aboveMaskGo(acc, scale, half, thr, mask)
+		return
+	}
+	n := len(acc)
+	_, _ = scale[n-1], mask[(n-1)/64]
+	clear(mask)
+	aboveMaskAVX2(&acc[0], &scale[0], n, half, thr, &mask[0])
+}
+
+//go:noescape
+func aboveMaskAVX2(acc, scale *float32, n int, half, thr float32, mask *uint64)

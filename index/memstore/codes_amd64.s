@@ -38,3 +38,31 @@ loop:
 	JLT  loop
 	VZEROUPPER
 	RET
+
+// func aboveMaskAVX2(acc, scale *float32, n int, half, thr float32, mask *uint64)
+// Byte i/8 of mask gets the rows i..i+7 whose scale·(acc+half) ≥ thr (the
+// bytes of a little-endian uint64 are its bits in order); n a positive
+// multiple of 8.
+TEXT ·aboveMaskAVX2(SB), NOSPLIT, $0-40
+	MOVQ acc+0(FP), SI
+	MOVQ scale+8(FP), DX
+	MOVQ n+16(FP), CX
+	VBROADCASTSS half+24(FP), Y1
+	VBROADCASTSS thr+28(FP), Y2
+	MOVQ mask+32(FP), DI
+	XORQ AX, AX
+	XORQ BX, BX
+
+mloop:
+	VMOVUPS (SI)(AX*4), Y0
+	VADDPS Y1, Y0, Y0
+	VMULPS (DX)(AX*4), Y0, Y0
+	VCMPPS $0x0D, Y2, Y0, Y3
+	VMOVMSKPS Y3, R8
+	MOVB R8, (DI)(BX*1)
+	ADDQ $8, AX
+	INCQ BX
+	CMPQ AX, CX
+	JLT  mloop
+	VZEROUPPER
+	RET

@@ -9,3 +9,8 @@ var hasAVX2 = false
 func fusedCodes4(acc []float32, x0, x1, x2, x3 []int8, w []float32) {
 	fusedCodesGo(acc, x0, x1, x2, x3, w)
 }
+
+// aboveMask sets bit i of mask when scale[i]·(acc[i]+half) ≥ thr.
+func aboveMask(acc, scale []float32, half, thr float32, mask []uint64) {
+	aboveMaskGo(acc, scale, half, thr, mask)
+}

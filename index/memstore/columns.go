@@ -58,9 +58,8 @@ func (s *Store) setColumns(r int32, v []float32) {
 	for len(s.cols) <= t {
 		s.cols = append(s.cols, s.mem.alloc(s.dim*tileRows))
 		s.codes = append(s.codes, s.mem.allocCodes(s.dim*tileRows))
-	}
-	for len(s.scale) <= int(r) {
-		s.scale = append(s.scale, 0)
+		// Whole tiles of scales, so the kernels read full blocks.
+		s.scale = append(s.scale, make([]float32, tileRows)...)
 	}
 	tile, code := s.cols[t], s.codes[t]
 	var m float32
@@ -191,7 +190,18 @@ func (s *Store) scanTile(t int, idx []int32, w []float32, adm []uint64, acc []fl
 	half := sumW*(0.5+1e-3) + 1e-6
 	base := t * tileRows
 	words := adm[base/64 : (base+n+63)/64]
+	var mask *[tileRows / 64]uint64
+	if len(*h) >= k {
+		// Rows whose bound reaches the k-th best so far, marked with SIMD;
+		// the threshold only rises, so the loop below re-checks them.
+		mask = maskPool.Get().(*[tileRows / 64]uint64)
+		defer maskPool.Put(mask)
+		aboveMask(acc, s.scale[base:base+n8], half, (*h)[0].score-1e-6, mask[:(n8+63)/64])
+	}
 	for wi, word := range words {
+		if mask != nil {
+			word &= mask[wi]
+		}
 		for word != 0 {
 			b := bits.TrailingZeros64(word)
 			word &= word - 1
@@ -211,6 +221,21 @@ func (s *Store) scanTile(t int, idx []int32, w []float32, adm []uint64, acc []fl
 				(*h)[0] = scored{r, sc}
 				heap.Fix(h, 0)
 			}
+		}
+	}
+}
+
+// maskPool recycles aboveMask's bitmaps.
+var maskPool = sync.Pool{New: func() any { return new([tileRows / 64]uint64) }}
+
+// aboveMaskGo is the portable aboveMask: bit i of mask is set when
+// scale[i]·(acc[i]+half) ≥ thr, for len(acc) a multiple of 8.
+func aboveMaskGo(acc, scale []float32, half, thr float32, mask []uint64) {
+	clear(mask)
+	scale = scale[:len(acc)]
+	for i, a := range acc {
+		if scale[i]*(a+half) >= thr {
+			mask[i/64] |= 1 << (i % 64)
 		}
 	}
 }

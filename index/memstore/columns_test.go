@@ -135,6 +135,21 @@ func TestCodeKernels(t *testing.T) {
 			require.InDelta(t, want[i], got[i], 1e-3, "n=%d row %d", n, i)
 		}
 	}
+	// The SIMD mask marks what the portable one marks.
+	for _, n := range []int{8, 72, 4096} {
+		acc, scale := make([]float32, n), make([]float32, n)
+		for i := range acc {
+			acc[i], scale[i] = float32(r.NormFloat64()), float32(r.Float64())
+		}
+		got, want := make([]uint64, (n+63)/64), make([]uint64, (n+63)/64)
+		for i := range got {
+			got[i], want[i] = ^uint64(0), 0 // stale bits must be cleared
+		}
+		aboveMask(acc, scale, 0.1, 0.2, got)
+		aboveMaskGo(acc, scale, 0.1, 0.2, want)
+		require.Equal(t, want, got, "n=%d", n)
+		require.NotZero(t, want[0])
+	}
 	// Coded against exact scores of sparse rows.
 	s := &Store{dim: 64}
 	const rows = 300
