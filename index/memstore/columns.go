@@ -57,27 +57,59 @@ type admitted struct {
 // setColumns writes row r's vector and its codes into its tile, adding
 // tiles as rows grow. Callers hold mu for writing (or are in Open).
 func (s *Store) setColumns(r int32, v []float32) {
-	t, o := int(r)/tileRows, int(r)%tileRows
-	for len(s.cols) <= t {
-		s.cols = append(s.cols, s.mem.alloc(s.dim*tileRows))
-		s.codes = append(s.codes, s.mem.allocCodes(s.dim*tileRows))
-		// Whole tiles of scales, so the kernels read full blocks.
-		s.scale = append(s.scale, make([]float32, tileRows)...)
-	}
-	tile, code := s.cols[t], s.codes[t]
-	var m float32
-	for j, x := range v {
-		tile[j*tileRows+o] = x
-		m = max(m, abs32(x))
-	}
-	s.scale[r] = m / 127
-	for j, x := range v {
-		var c float32
-		if m > 0 {
-			c = float32(math.Round(float64(x * 127 / m)))
+	s.setColumnsBatch([]int32{r}, [][]float32{v})
+}
+
+// setColumnsBatch is setColumns for several rows: column by column, so
+// rows next to each other (as a load appends them) are written to the same
+// cache lines instead of one line per dimension and row.
+func (s *Store) setColumnsBatch(rs []int32, vs [][]float32) {
+	inv := make([]float32, len(rs))
+	for i, r := range rs {
+		t := int(r) / tileRows
+		for len(s.cols) <= t {
+			s.cols = append(s.cols, s.mem.alloc(s.dim*tileRows))
+			s.codes = append(s.codes, s.mem.allocCodes(s.dim*tileRows))
+			// Whole tiles of scales, so the kernels read full blocks.
+			s.scale = append(s.scale, make([]float32, tileRows)...)
 		}
-		code[j*tileRows+o] = int8(max(-127, min(127, c)))
+		var m float32
+		for _, x := range vs[i] {
+			m = max(m, abs32(x))
+		}
+		s.scale[r] = m / 127
+		if m > 0 {
+			inv[i] = 127 / m
+		}
 	}
+	// Blocks of 256 rows: their vectors (384 KB at 384 dimensions) stay in
+	// cache while each column gets whole cache lines (and pages) of them.
+	for b := 0; b < len(rs); b += 256 {
+		e := min(b+256, len(rs))
+		for j := range s.dim {
+			for i := b; i < e; i++ {
+				t, o := int(rs[i])/tileRows, j*tileRows+int(rs[i])%tileRows
+				x := vs[i][j]
+				s.cols[t][o] = x
+				s.codes[t][o] = code(x * inv[i])
+			}
+		}
+	}
+}
+
+// flushColumns writes the rows put collected while pend.on.
+func (s *Store) flushColumns() {
+	if len(s.pend.rs) > 0 {
+		s.setColumnsBatch(s.pend.rs, s.pend.vs)
+	}
+	s.pend.rs, s.pend.vs = s.pend.rs[:0], s.pend.vs[:0]
+}
+
+// code rounds c (within [-127, 127] by construction) half away from zero,
+// without a branch: the signs of a row's components are random.
+func code(c float32) int8 {
+	half := math.Float32frombits(math.Float32bits(c)&(1<<31) | math.Float32bits(0.5))
+	return int8(int32(c + half))
 }
 
 func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }

@@ -34,6 +34,7 @@ import (
 	"log/slog"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -77,6 +78,12 @@ type Store struct {
 	codes [][]int8
 	scale []float32
 	mem   arena // where vecs, cols and codes live (off the Go heap)
+	// pend collects rows for setColumnsBatch while a snapshot loads.
+	pend struct {
+		on bool
+		rs []int32
+		vs [][]float32
+	}
 	// colsOnly says the store keeps no row-major copy (vecs stays empty):
 	// decided by the first vector stored (see sparseShare).
 	colsOnly, decided bool
@@ -775,7 +782,12 @@ func (s *Store) put(c citebook.Chunk, v []float32) {
 			copy(s.vecs[int(r)*s.dim:], v)
 		}
 	}
-	s.setColumns(r, v)
+	if s.pend.on {
+		s.pend.rs = append(s.pend.rs, r)
+		s.pend.vs = append(s.pend.vs, slices.Clone(v))
+	} else {
+		s.setColumns(r, v)
+	}
 	pid, ok := s.parents[c.ParentID]
 	if !ok {
 		pid = int32(len(s.parents))
