@@ -108,6 +108,11 @@ func newPipeline(a *app, o answerOptions) (*qa.Pipeline, error) {
 		Logger:   a.Log,
 		Geometry: a.Meta,
 	}
+	if mem, ok := a.Vectors.(index.ChunkReader); ok {
+		// The embedded store holds every chunk whole: book routing reads
+		// them from memory instead of decoding them from SQLite.
+		deps.Books = index.FreshBooks{Memory: mem, Meta: a.Meta, F: a.Follow}
+	}
 	if tok, err := ingest.NewTokenizer(); err == nil {
 		deps.Tokens = tok
 	} else {
