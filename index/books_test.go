@@ -19,9 +19,9 @@ func TestFreshBooksMatchesMetadata(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	h := openHandle(t, dir)
-	f, err := index.NewFollower(ctx, h.meta, quiet())
+	f, err := index.NewFollower(ctx, h.Meta, quiet())
 	require.NoError(t, err)
-	b := index.NewBuilder(h.meta, h.vec, h.lex, newEmbedder(t), index.BuilderOptions{Chunking: chunking, Logger: quiet()})
+	b := builder(h)
 	var versions []int
 	for _, name := range []string{"a.md", "b.md"} {
 		res, err := b.Index(ctx, citebook.BookInput{BookID: "guide", Tenant: "acme", Path: bookFile(t, t.TempDir(), name)})
@@ -32,13 +32,13 @@ func TestFreshBooksMatchesMetadata(t *testing.T) {
 	require.NoError(t, err)
 	defer empty.Close()
 	for _, v := range versions {
-		want, err := h.meta.ChunksAt(ctx, "guide", v)
+		want, err := h.Meta.ChunksAt(ctx, "guide", v)
 		require.NoError(t, err)
 		require.NotEmpty(t, want)
-		mem, err := h.vec.ChunksAt(ctx, "guide", v)
+		mem, err := h.Vectors.(index.ChunkReader).ChunksAt(ctx, "guide", v)
 		require.NoError(t, err)
 		require.Equal(t, len(want), len(mem), "version %d in memory", v)
-		for _, fb := range []index.FreshBooks{{Memory: h.vec, Meta: h.meta, F: f}, {Memory: empty, Meta: h.meta, F: f}} {
+		for _, fb := range []index.FreshBooks{{Memory: h.Vectors.(index.ChunkReader), Meta: h.Meta, F: f}, {Memory: empty, Meta: h.Meta, F: f}} {
 			got, err := fb.ChunksAt(ctx, "guide", v)
 			require.NoError(t, err)
 			require.Len(t, got, len(want))
