@@ -71,7 +71,11 @@ agents), as the principal of --token or of --tenant/--user/--groups/--admin.`,
 	fs.IntVar(&c.Serve.Burst, "burst", c.Serve.Burst, "requests a token may send at once above --rate")
 	fs.Int64Var(&c.Serve.MaxUpload, "max-upload", c.Serve.MaxUpload, "largest book upload in bytes")
 	fs.BoolVar(&f.mcpStdio, "mcp-stdio", false, "serve MCP on stdin/stdout instead of HTTP")
-	fs.StringVar(&c.Serve.Token, "token", c.Serve.Token, "with --mcp-stdio: run as this token's principal (env CITEBOOK_TOKEN)")
+	// A token from the environment is used but never shown as the flag's
+	// default in --help.
+	envToken := c.Serve.Token
+	fs.StringVar(&c.Serve.Token, "token", "", "with --mcp-stdio: run as this token's principal (env CITEBOOK_TOKEN)")
+	c.Serve.Token = envToken
 	fs.StringVar(&f.tenant, "tenant", "default", "tenant of the local principal (zero-config and --mcp-stdio)")
 	fs.StringVar(&f.user, "user", "local", "user of the local principal")
 	fs.StringSliceVar(&f.groups, "groups", nil, "groups of the local principal (--mcp-stdio)")
