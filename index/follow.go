@@ -36,7 +36,7 @@ type Lifespan struct {
 	Retired int
 }
 
-// ChangeLog is the metadata a Follower reads (index/sqlite.DB).
+// ChangeLog is the metadata a Follower reads (index/metadb.DB).
 type ChangeLog interface {
 	Changes(ctx context.Context, since int64) (Changes, error)
 	ChunkLifespans(ctx context.Context, ids []string) (map[string][]Lifespan, error)

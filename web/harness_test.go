@@ -22,7 +22,7 @@ import (
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/acl"
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/index/metadb"
 	"github.com/citebook/citebook/ingest"
 	"github.com/citebook/citebook/internal/corpus"
 	"github.com/citebook/citebook/internal/library"
@@ -38,7 +38,7 @@ import (
 // pipeline is replaced by one that cites what the library holds, so these
 // tests check the HTTP layer and the browser test the whole.
 
-// memLibrary is a Library over indexed books, as index/sqlite serves them.
+// memLibrary is a Library over indexed books, as index/metadb serves them.
 type memLibrary struct {
 	mu      sync.Mutex
 	books   map[string]citebook.Book
@@ -282,7 +282,7 @@ type envOpts struct {
 func newEnv(t testing.TB, o envOpts) *env {
 	t.Helper()
 	lib := books(t)
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "meta.db"))
+	db, err := metadb.Open(context.Background(), filepath.Join(t.TempDir(), "meta.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	store := auth.NewStore(db.SQL())

@@ -20,7 +20,6 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/sqlite"
 	"github.com/citebook/citebook/ingest"
 	"github.com/citebook/citebook/internal/library"
 	"github.com/citebook/citebook/web"
@@ -103,17 +102,17 @@ func defaultMemoryLimit(chunks int) int64 {
 	return 256<<20 + int64(chunks)*(3<<20)/1000
 }
 
-// memoryLimit applies defaultMemoryLimit to the SQLite metadata's count of
-// chunk rows unless GOMEMLIMIT is set; a missing or unreadable database sets
+// memoryLimit applies defaultMemoryLimit to the metadata's count of chunk
+// rows unless GOMEMLIMIT is set; a missing or unreadable database sets
 // nothing (the library's own open then reports it).
 func memoryLimit(ctx context.Context, c library.Config) (chunks int, limit int64) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return 0, 0
 	}
-	if _, err := os.Stat(c.MetaPath()); err != nil {
-		return 0, 0 // a new library (or metadata elsewhere): nothing to size
+	if _, err := os.Stat(c.MetaPath()); err != nil && c.Meta == "" {
+		return 0, 0 // a new library: nothing to size
 	}
-	db, err := sqlite.Open(ctx, c.MetaPath())
+	db, err := library.OpenMeta(ctx, c)
 	if err != nil {
 		return 0, 0
 	}
@@ -165,12 +164,14 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		Tokens: auth.NewCached(tokens), DataDir: c.Data, MaxUpload: c.Serve.MaxUpload,
 		RatePerToken: rate.Limit(c.Serve.Rate), RateBurst: c.Serve.Burst, Registry: reg, Logger: a.Log,
 		Ready: map[string]web.Check{
+			// Each names its backend, so an operator sees which of
+			// PostgreSQL and Milvus is down.
 			"metadata": func(ctx context.Context) error {
-				return citebook.Wrap(a.Meta.SQL().PingContext(ctx), citebook.EUNAVAILABLE, "metadata database unreachable")
+				return citebook.Wrap(a.Meta.Ping(ctx), citebook.EUNAVAILABLE, "metadata database (%s) unreachable", a.Meta.Dialect())
 			},
 			"vectors": func(ctx context.Context) error {
 				_, err := a.Vectors.IDs(ctx, "readyz-probe")
-				return citebook.Wrap(err, citebook.EUNAVAILABLE, "vector store unreachable")
+				return citebook.Wrap(err, citebook.EUNAVAILABLE, "vector store (%s) unreachable", c.Store)
 			},
 		},
 	}

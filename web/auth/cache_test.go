@@ -2,12 +2,14 @@ package auth
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/index/metadb"
 )
 
 // TestCachedRevocationWithinTTL: a cached token is refused once CacheTTL
@@ -16,7 +18,10 @@ import (
 // database.
 func TestCachedRevocationWithinTTL(t *testing.T) {
 	ctx := context.Background()
-	s := NewStore(openTestDB(t))
+	db, err := metadb.Open(ctx, filepath.Join(t.TempDir(), "meta.db"))
+	require.NoError(t, err)
+	defer db.Close()
+	s := NewStore(db.SQL())
 	c := NewCached(s)
 	clock := time.Unix(1_000_000, 0)
 	c.now = func() time.Time { return clock }
