@@ -283,3 +283,11 @@ func (d *DB) DeleteRetired(ctx context.Context, bookID string, version int) erro
 		return d.logChange(ctx, tx, bookID)
 	})
 }
+
+// ChunkRows counts the chunk rows of every book and version (an index
+// scan): how large the library's in-memory indexes will be, before they load.
+func (d *DB) ChunkRows(ctx context.Context) (int, error) {
+	var n int
+	err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&n)
+	return n, unavailable(err, "count chunks")
+}
