@@ -1,6 +1,10 @@
 package qa
 
-import "github.com/citebook/citebook/analysis"
+import (
+	"strings"
+
+	"github.com/citebook/citebook/analysis"
+)
 
 // threshold drops candidates too far from the query. A chunk survives when
 //   - its cosine reaches StrongScore (the vectors alone are convincing), or
@@ -26,11 +30,16 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 	strong := max(p.opts.StrongScore, min+strongMargin)
 	qterms := analysis.ContentTerms(p.deps.Terms(query))
 	need := needTerms(len(qterms))
+	qidx := make(map[string]int, len(qterms))
+	for i, t := range qterms {
+		qidx[t] = i
+	}
+	found := make([]bool, len(qterms))
 	for _, c := range cands {
 		var have map[string]bool
 		terms := func() map[string]bool {
 			if have == nil {
-				have = analysis.TermSet(p.deps.Terms(c.chunk.Text))
+				have = present(qidx, found, p.deps.Terms(c.chunk.Text))
 			}
 			return have
 		}
@@ -56,6 +65,22 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 		}
 	}
 	return kept, dropped
+}
+
+// present is the set of query terms (qidx: term → index, found: scratch
+// of the same length) among a text's terms, lower-cased as TermSet does.
+// It answers matched and coverage like TermSet of the whole text without
+// building a set of every term of the chunk (a tenth of a search's CPU).
+func present(qidx map[string]int, found []bool, terms []string) map[string]bool {
+	clear(found)
+	have := map[string]bool{}
+	for _, t := range terms {
+		if i, ok := qidx[strings.ToLower(t)]; ok && !found[i] {
+			found[i] = true
+			have[strings.ToLower(t)] = true
+		}
+	}
+	return have
 }
 
 // strongMargin is the default gap between the minimum and the strong bar.

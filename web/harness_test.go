@@ -22,7 +22,7 @@ import (
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/acl"
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/index/metadb"
 	"github.com/citebook/citebook/ingest"
 	"github.com/citebook/citebook/internal/corpus"
 	"github.com/citebook/citebook/internal/library"
@@ -38,7 +38,7 @@ import (
 // pipeline is replaced by one that cites what the library holds, so these
 // tests check the HTTP layer and the browser test the whole.
 
-// memLibrary is a Library over indexed books, as index/sqlite serves them.
+// memLibrary is a Library over indexed books, as index/metadb serves them.
 type memLibrary struct {
 	mu      sync.Mutex
 	books   map[string]citebook.Book
@@ -206,6 +206,7 @@ type env struct {
 	builds  chan citebook.BookInput
 	tokens  map[string]string // name → secret
 	dataDir string
+	meta    *metadb.DB   // tokens, grants and the job queue
 	store   *auth.Store  // the server's token store
 	grants  *acl.Manager // the server's grants
 }
@@ -282,7 +283,7 @@ type envOpts struct {
 func newEnv(t testing.TB, o envOpts) *env {
 	t.Helper()
 	lib := books(t)
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "meta.db"))
+	db, err := metadb.Open(context.Background(), filepath.Join(t.TempDir(), "meta.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	store := auth.NewStore(db.SQL())
@@ -300,13 +301,13 @@ func newEnv(t testing.TB, o envOpts) *env {
 	}
 	resolver := acl.NewResolver(lib, manager, lib)
 
-	e := &env{lib: lib, reg: prometheus.NewRegistry(), builds: make(chan citebook.BookInput, 16), tokens: map[string]string{},
+	e := &env{meta: db, lib: lib, reg: prometheus.NewRegistry(), builds: make(chan citebook.BookInput, 16), tokens: map[string]string{},
 		dataDir: t.TempDir(), store: store, grants: manager}
 	// The metadata database's job history: a CLI build of rintro, and every
 	// build the runner makes, as the builder would record them.
 	fb := &fakeBuilder{t: t, lib: lib, builds: e.builds, recorded: []citebook.Job{{ID: 1, BookID: "rintro", Status: citebook.JobCompleted, Version: 1}}}
 	e.builder = fb
-	e.runner = index.NewRunner(fb, fb, index.RunnerOptions{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	e.runner = index.NewRunner(fb, fb, db, index.RunnerOptions{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	t.Cleanup(func() { e.runner.Close(context.Background()) })
 
 	principals := map[string]citebook.Principal{

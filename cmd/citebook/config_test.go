@@ -73,3 +73,21 @@ func TestTokenNotInHelp(t *testing.T) {
 	require.NoError(t, cmd.Help())
 	require.NotContains(t, help.String(), "cb_secret")
 }
+
+// TestMetaNotInHelp: a metadata URL from CITEBOOK_META (it may hold a
+// password) is used but never printed as --meta's default by --help.
+func TestMetaNotInHelp(t *testing.T) {
+	t.Setenv("CITEBOOK_META", "postgres://citebook:s3cret@db/citebook")
+	for _, cmd := range []*cobra.Command{newServeCmd(), newJobsCmd(), newTokensCmd()} {
+		f := cmd.Flags().Lookup("meta")
+		if f == nil {
+			f = cmd.PersistentFlags().Lookup("meta")
+		}
+		require.NotNil(t, f, cmd.Name())
+		require.Empty(t, f.DefValue, cmd.Name())
+		var help bytes.Buffer
+		cmd.SetOut(&help)
+		require.NoError(t, cmd.Help())
+		require.NotContains(t, help.String(), "s3cret", cmd.Name())
+	}
+}

@@ -54,6 +54,8 @@ func (s *Store) loadSnapshot(ctx context.Context, dir string) error {
 		s.vecs = s.mem.alloc(h.Rows * s.dim)[:0]
 		buf := make([]byte, 4*s.dim)
 		var vec []float32
+		s.pend.on = true
+		defer func() { s.pend.on = false; s.flushColumns() }()
 		for done := 0; done < h.Rows; {
 			var batch []citebook.Chunk
 			if err := dec.Decode(&batch); err != nil {
@@ -69,6 +71,7 @@ func (s *Store) loadSnapshot(ctx context.Context, dir string) error {
 				vec = decodeVec(buf, vec)
 				s.put(c, vec)
 			}
+			s.flushColumns()
 			done += len(batch)
 		}
 		return nil
