@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -26,6 +27,7 @@ type answerOptions struct {
 	LLMURL      string
 	LLMModel    string
 	LLMKey      string // from CITEBOOK_LLM_KEY only, never a flag
+	LLMTimeout  time.Duration
 	RerankURL   string
 	RerankModel string
 	RerankKey   string // from CITEBOOK_RERANK_KEY only
@@ -47,6 +49,7 @@ func addAnswerFlags(fs *pflag.FlagSet) *answerOptions {
 	fs.StringVar(&o.LLM, "llm", o.LLM, "answerer: none (extractive, no model), openai or ollama (env CITEBOOK_LLM; key in env CITEBOOK_LLM_KEY)")
 	fs.StringVar(&o.LLMURL, "llm-url", o.LLMURL, "model API base URL, e.g. http://localhost:8000/v1 (env CITEBOOK_LLM_URL)")
 	fs.StringVar(&o.LLMModel, "llm-model", o.LLMModel, "model name (env CITEBOOK_LLM_MODEL)")
+	fs.DurationVar(&o.LLMTimeout, "llm-timeout", 0, "longest one model call may take before the extractive answer stands in (default "+qa.DefaultLLMTimeout.String()+")")
 	fs.StringVar(&o.RerankURL, "rerank-url", o.RerankURL, "rerank endpoint, e.g. http://localhost:8001/v1/rerank (env CITEBOOK_RERANK_URL); default: term overlap")
 	fs.StringVar(&o.RerankModel, "rerank-model", o.RerankModel, "rerank model name")
 	fs.Float64Var(&o.MinScore, "min-score", 0, "vector cosine below which chunks are dropped (default 0.2)")
@@ -108,6 +111,15 @@ func newPipeline(a *app, o answerOptions) (*qa.Pipeline, error) {
 		Logger:   a.Log,
 		Geometry: a.Meta,
 	}
+	// Answerability weighs the question's terms by the lexical index's
+	// document frequencies. FreshLexical hides them (it embeds the
+	// LexicalIndex interface), so they are passed on their own; the search
+	// that precedes every assessment has already synced the index.
+	if s, ok := a.Lexical.(qa.TermStats); ok {
+		deps.Stats = s
+	} else {
+		a.Log.Warn("the lexical index gives no term statistics; answerability weighs terms equally")
+	}
 	if tok, err := ingest.NewTokenizer(); err == nil {
 		deps.Tokens = tok
 	} else {
@@ -122,7 +134,7 @@ func newPipeline(a *app, o answerOptions) (*qa.Pipeline, error) {
 		if err != nil {
 			return nil, err
 		}
-		deps.Answerer = qa.NewLLMAnswerer(m, o.answerer()).Constrain(cfg)
+		deps.Answerer = qa.NewLLMAnswerer(m, o.answerer()).Constrain(cfg).Timeout(o.LLMTimeout)
 		deps.Fallback = qa.NewExtractive(analysis.Terms)
 		deps.Planner = qa.NewLLMPlanner(m)
 	default:
