@@ -235,7 +235,7 @@ func TestThreshold(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			kept, dropped := p.threshold(tt.query, []*candidate{tt.cand}, 0.2, false)
+			kept, dropped := p.threshold(tt.query, []*candidate{tt.cand}, 0.2, false, nil)
 			require.Equal(t, tt.keep, len(kept) == 1)
 			require.Equal(t, !tt.keep, len(dropped) == 1)
 		})
@@ -243,21 +243,21 @@ func TestThreshold(t *testing.T) {
 	// In a scope of a few chunks (one article) a top keyword hit sharing
 	// enough terms is kept on any cosine; in a book it needs most terms.
 	art := c("j", "乡里制是中国古代农村社会基层组织体系", 0.05, 1, 1)
-	kept, _ := p.threshold("乡里制是什么样的组织？", []*candidate{art}, 0.2, true)
+	kept, _ := p.threshold("乡里制是什么样的组织？", []*candidate{art}, 0.2, true, nil)
 	require.Len(t, kept, 1)
-	kept, _ = p.threshold("乡里制是什么样的组织体系，由谁设立，官员有哪些？", []*candidate{art}, 0.2, false)
+	kept, _ = p.threshold("乡里制是什么样的组织体系，由谁设立，官员有哪些？", []*candidate{art}, 0.2, false, nil)
 	require.Empty(t, kept)
 
 	// A raised minimum raises the strong bar with it: at 0.8 (an e5-like
 	// model) a 0.76 off-topic cosine is dropped, and 0.9 no longer passes on
 	// cosine alone (the strong bar is now 1.05) but needs shared terms.
 	offTopic := c("h", "Revenue of the Consumer Health segment", 0.76, 1, 0)
-	kept, _ = p.threshold("Who won the 2018 World Cup final?", []*candidate{offTopic}, 0.8, false)
+	kept, _ = p.threshold("Who won the 2018 World Cup final?", []*candidate{offTopic}, 0.8, false, nil)
 	require.Empty(t, kept)
 	close := c("i", "Revenue of the Consumer Health segment", 0.9, 1, 0)
-	kept, _ = p.threshold("Who won the 2018 World Cup final?", []*candidate{close}, 0.8, false)
+	kept, _ = p.threshold("Who won the 2018 World Cup final?", []*candidate{close}, 0.8, false, nil)
 	require.Empty(t, kept, "above the minimum but sharing no terms")
-	kept, _ = p.threshold("What was Consumer Health revenue?", []*candidate{close}, 0.8, false)
+	kept, _ = p.threshold("What was Consumer Health revenue?", []*candidate{close}, 0.8, false, nil)
 	require.Len(t, kept, 1, "above the minimum and sharing terms")
 	require.Equal(t, []int{0, 1, 2, 2, 2, 2, 2, 2, 2, 3, 4}, []int{needTerms(0), needTerms(1), needTerms(2), needTerms(3),
 		needTerms(4), needTerms(5), needTerms(6), needTerms(7), needTerms(8), needTerms(9), needTerms(15)})
