@@ -150,7 +150,9 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 				}
 				// Of equal scores the shorter passage wins: it holds the
 				// same evidence with less around it.
-				if score > best || score == best && bestChunk != nil && size < bestSize {
+				// (Scores are sums over map iterations, so equal means
+				// within rounding.)
+				if score > best+tieEps || score > best-tieEps && bestChunk != nil && size < bestSize {
 					best, bestChunk, bestFrom, bestTo, bestSize = score, cs, i, j, size
 				}
 			}
@@ -270,6 +272,9 @@ func isCode(s string) bool {
 func isCJKRune(r rune) bool {
 	return r >= 0x1100 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
+
+// tieEps is the difference below which two passage scores are equal.
+const tieEps = 1e-9
 
 // passageRank is the better of a passage's ranks before and after
 // reranking: the term-overlap reranker sees a passage with its neighbours,
