@@ -14,54 +14,31 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/citebook/citebook/acl"
 	"github.com/citebook/citebook/analysis"
-	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/embedder"
-	"github.com/citebook/citebook/index/lexical"
-	"github.com/citebook/citebook/index/memstore"
-	"github.com/citebook/citebook/index/sqlite"
 	"github.com/citebook/citebook/internal/corpus"
+	"github.com/citebook/citebook/internal/library"
+	"github.com/citebook/citebook/internal/testlib"
 	"github.com/citebook/citebook/qa"
 )
 
 const jnj8K = "JOHNSON_JOHNSON_2023_8K_dated-2023-08-30"
 
-// evalLibrary is a real library (metadata DB, embedded vector store,
-// lexical index, builtin embedder) with the QA pipeline the server wires.
+// evalLibrary is a real library, opened as the binary opens one, with the
+// QA pipeline `citebook eval` wires (extractive answerer).
 type evalLibrary struct {
-	meta    *sqlite.DB
-	builder *index.Builder
-	p       *qa.Pipeline
+	*library.Library
+	p *qa.Pipeline
 }
 
 func openLibrary(t *testing.T) *evalLibrary {
 	t.Helper()
-	ctx := context.Background()
-	dir := t.TempDir()
-	meta, err := sqlite.Open(ctx, filepath.Join(dir, "citebook.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { meta.Close() })
-	vec, err := memstore.Open(ctx, filepath.Join(dir, "vectors"))
-	require.NoError(t, err)
-	t.Cleanup(func() { vec.Close() })
-	lex, err := lexical.Open(ctx, filepath.Join(dir, "lexical"))
-	require.NoError(t, err)
-	t.Cleanup(func() { lex.Close() })
-	emb, err := embedder.New(embedder.Config{Provider: embedder.ProviderBuiltin})
-	require.NoError(t, err)
-	p, err := qa.NewPipeline(qa.Deps{
-		Embedder: emb, Vectors: vec, Lexical: lex, Library: meta,
-		Access:   acl.NewResolver(meta, acl.NewStore(meta.SQL()), meta),
-		Answerer: qa.NewExtractive(analysis.Terms), Terms: analysis.Terms,
-	}, qa.Options{})
-	require.NoError(t, err)
-	return &evalLibrary{meta: meta, builder: index.NewBuilder(meta, vec, lex, emb, index.BuilderOptions{}), p: p}
+	l := testlib.Open(t, testlib.Config(t.TempDir()))
+	return &evalLibrary{Library: l, p: testlib.Pipeline(t, l)}
 }
 
 func (l *evalLibrary) run(t *testing.T, ds *Dataset, scope string) *Results {
 	t.Helper()
-	h, err := New(l.builder, l.p, l.meta, Config{Scope: scope, Terms: analysis.Terms,
+	h, err := New(l.Builder, l.p, l.Meta, Config{Scope: scope, Terms: analysis.Terms,
 		Setup: Setup{Embedder: "builtin", Store: "embedded", Answerer: "extractive"}})
 	require.NoError(t, err)
 	res, err := h.Run(context.Background(), ds)
@@ -99,9 +76,9 @@ func expected(t *testing.T, l *evalLibrary, ds *Dataset, res *Results) map[strin
 		}
 		rel := map[string]bool{}
 		for _, b := range q.Books {
-			book, err := l.meta.Book(ctx, b)
+			book, err := l.Meta.Book(ctx, b)
 			require.NoError(t, err)
-			cs, err := l.meta.ChunksAt(ctx, b, book.Active)
+			cs, err := l.Meta.ChunksAt(ctx, b, book.Active)
 			require.NoError(t, err)
 			for _, c := range cs {
 				switch {

@@ -24,10 +24,14 @@ type Embedder interface {
 	Version() citebook.EmbeddingVersion
 }
 
+// DefaultBatchSize is the number of chunks a build records as one batch
+// unless configured otherwise.
+const DefaultBatchSize = 200
+
 // BuilderOptions tune a Builder; the zero value is usable.
 type BuilderOptions struct {
 	// BatchSize is the number of chunks embedded and upserted together
-	// (default 200): the unit of progress, retry and resumption.
+	// (default DefaultBatchSize): the unit of progress, retry and resumption.
 	BatchSize int
 	// Attempts is how often a batch is tried before the build fails
 	// (default 3), with RetryDelay doubling between tries (default 1 s).
@@ -102,7 +106,7 @@ type Builder struct {
 // NewBuilder wires a builder to its stores and embedder.
 func NewBuilder(meta Meta, vec VectorStore, lex LexicalIndex, emb Embedder, opts BuilderOptions) *Builder {
 	if opts.BatchSize <= 0 {
-		opts.BatchSize = 200
+		opts.BatchSize = DefaultBatchSize
 	}
 	if opts.Attempts <= 0 {
 		opts.Attempts = 3

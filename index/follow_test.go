@@ -2,7 +2,6 @@ package index_test
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -11,32 +10,22 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/lexical"
-	"github.com/citebook/citebook/index/memstore"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/internal/library"
+	"github.com/citebook/citebook/internal/testlib"
 )
 
-// handle is one process's view of a library directory: its own metadata
-// connection and its own in-memory stores over the same files.
-type handle struct {
-	meta *sqlite.DB
-	vec  *memstore.Store
-	lex  *lexical.Index
+// openHandle is one process's view of a library directory, opened as the
+// binary opens it: its own metadata connection, its own in-memory stores
+// over the same files, and its own follower (not running until a test
+// runs it).
+func openHandle(t *testing.T, dir string) *library.Library {
+	t.Helper()
+	return testlib.Open(t, testlib.Config(dir))
 }
 
-func openHandle(t *testing.T, dir string) *handle {
-	t.Helper()
-	ctx := context.Background()
-	meta, err := sqlite.Open(ctx, filepath.Join(dir, "citebook.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { meta.Close() })
-	vec, err := memstore.Open(ctx, filepath.Join(dir, "vectors"))
-	require.NoError(t, err)
-	t.Cleanup(func() { vec.Close() })
-	lex, err := lexical.Open(ctx, filepath.Join(dir, "lexical"))
-	require.NoError(t, err)
-	t.Cleanup(func() { lex.Close() })
-	return &handle{meta: meta, vec: vec, lex: lex}
+// builder is a builder over the handle's stores with the tests' small chunks.
+func builder(h *library.Library) *index.Builder {
+	return index.NewBuilder(h.Meta, h.Vectors, h.Lexical, h.Embed, index.BuilderOptions{Chunking: chunking, Logger: quiet()})
 }
 
 // TestFollowerReloadsOtherHandlesChanges: a book indexed, re-indexed and
@@ -48,18 +37,14 @@ func TestFollowerReloadsOtherHandlesChanges(t *testing.T) {
 	dir := t.TempDir()
 	server := openHandle(t, dir)
 	cli := openHandle(t, dir)
-	f, err := index.NewFollower(ctx, server.meta, quiet())
-	require.NoError(t, err)
-	f.Follow(server.vec, server.lex)
-	go f.Run(ctx, 100*time.Millisecond)
+	go server.Follow.Run(ctx, 100*time.Millisecond)
 
-	emb := newEmbedder(t)
-	build := index.NewBuilder(cli.meta, cli.vec, cli.lex, emb, index.BuilderOptions{Chunking: chunking, Logger: quiet()})
+	build := builder(cli)
 	paths := [2]string{bookFile(t, t.TempDir(), "a.md"), bookFile(t, t.TempDir(), "b.md")}
 	memory := func() (vec, lex []string) {
-		vec, err := server.vec.IDs(ctx, "guide")
+		vec, err := server.Vectors.IDs(ctx, "guide")
 		require.NoError(t, err)
-		lex, err = server.lex.IDs(ctx, "guide")
+		lex, err = server.Lexical.IDs(ctx, "guide")
 		require.NoError(t, err)
 		return vec, lex
 	}
@@ -67,7 +52,7 @@ func TestFollowerReloadsOtherHandlesChanges(t *testing.T) {
 		t0 := time.Now()
 		res, err := build.Index(ctx, citebook.BookInput{BookID: "guide", Tenant: "acme", Path: p})
 		require.NoError(t, err)
-		want, err := cli.meta.ChunkIDs(ctx, "guide", res.Version)
+		want, err := cli.Meta.ChunkIDs(ctx, "guide", res.Version)
 		require.NoError(t, err)
 		slices.Sort(want)
 		require.Eventually(t, func() bool {
@@ -81,17 +66,17 @@ func TestFollowerReloadsOtherHandlesChanges(t *testing.T) {
 		2*time.Second, 10*time.Millisecond, "a deletion reaches the server's memory")
 
 	// The server's own change is in its memory already: nothing to reload.
-	ch, err := server.meta.Changes(ctx, 0)
+	ch, err := server.Meta.Changes(ctx, 0)
 	require.NoError(t, err)
 	require.Equal(t, []string{"guide"}, ch.Books)
-	own := index.NewBuilder(server.meta, server.vec, server.lex, emb, index.BuilderOptions{Chunking: chunking, Logger: quiet()})
+	own := builder(server)
 	_, err = own.Index(ctx, citebook.BookInput{BookID: "mine", Tenant: "acme", Path: paths[0]})
 	require.NoError(t, err)
-	next, err := server.meta.Changes(ctx, ch.Gen)
+	next, err := server.Meta.Changes(ctx, ch.Gen)
 	require.NoError(t, err)
 	require.Greater(t, next.Gen, ch.Gen)
 	require.Empty(t, next.Books, "own changes are not reported back")
-	other, err := cli.meta.Changes(ctx, ch.Gen)
+	other, err := cli.Meta.Changes(ctx, ch.Gen)
 	require.NoError(t, err)
 	require.Equal(t, []string{"mine"}, other.Books)
 }
@@ -103,37 +88,20 @@ func TestFollowerReloadsOtherHandlesChanges(t *testing.T) {
 func TestSnapshotIgnoresOtherProcessWrites(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	open := func() (*sqlite.DB, *memstore.Store, *lexical.Index) {
-		meta, err := sqlite.Open(ctx, filepath.Join(dir, "citebook.db"))
-		require.NoError(t, err)
-		vec, err := memstore.Open(ctx, filepath.Join(dir, "vectors"))
-		require.NoError(t, err)
-		lex, err := lexical.Open(ctx, filepath.Join(dir, "lexical"))
-		require.NoError(t, err)
-		return meta, vec, lex
-	}
-	emb := newEmbedder(t)
-	sMeta, sVec, sLex := open() // the server, following nothing
-	build := index.NewBuilder(sMeta, sVec, sLex, emb, index.BuilderOptions{Chunking: chunking, Logger: quiet()})
-	_, err := build.Index(ctx, citebook.BookInput{BookID: "first", Tenant: "acme", Path: bookFile(t, t.TempDir(), "first.md")})
+	cfg := testlib.Config(dir)
+	server := testlib.OpenShared(t, cfg) // following nothing
+	_, err := builder(server).Index(ctx, citebook.BookInput{BookID: "first", Tenant: "acme", Path: bookFile(t, t.TempDir(), "first.md")})
 	require.NoError(t, err)
 
-	cMeta, cVec, cLex := open() // the CLI adds a book meanwhile
-	cli := index.NewBuilder(cMeta, cVec, cLex, emb, index.BuilderOptions{Chunking: chunking, Logger: quiet()})
-	res, err := cli.Index(ctx, citebook.BookInput{BookID: "second", Tenant: "acme", Path: bookFile(t, t.TempDir(), "second.md")})
+	cli := testlib.OpenShared(t, cfg) // the CLI adds a book meanwhile
+	res, err := builder(cli).Index(ctx, citebook.BookInput{BookID: "second", Tenant: "acme", Path: bookFile(t, t.TempDir(), "second.md")})
 	require.NoError(t, err)
-	require.NoError(t, cLex.Close())
-	require.NoError(t, cVec.Close())
-	require.NoError(t, cMeta.Close())
+	require.NoError(t, cli.Close())
 	// The server stops last, its memory without the CLI's book.
-	require.NoError(t, sLex.Close())
-	require.NoError(t, sVec.Close())
-	require.NoError(t, sMeta.Close())
+	require.NoError(t, server.Close())
 
-	meta, vec, lex := open()
-	defer meta.Close()
-	defer vec.Close()
-	defer lex.Close()
+	after := testlib.Open(t, cfg)
+	meta, vec, lex := after.Meta, after.Vectors, after.Lexical
 	want, err := meta.ChunkIDs(ctx, "second", res.Version)
 	require.NoError(t, err)
 	slices.Sort(want)

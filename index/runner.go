@@ -34,7 +34,7 @@ type JobLog interface {
 // RunnerOptions tune a Runner; zero fields take the defaults in
 // withDefaults, the one place they are written.
 type RunnerOptions struct {
-	// Workers is how many jobs run at once (default 2), so one large book
+	// Workers is how many jobs run at once (default DefaultWorkers), so one large book
 	// never holds the whole queue.
 	Workers int
 	// SlowAfter is how long a job may run before it stops holding a worker
@@ -60,9 +60,12 @@ type RunnerOptions struct {
 // DefaultJobDeadline bounds one index job unless configured otherwise.
 const DefaultJobDeadline = 30 * time.Minute
 
+// DefaultWorkers is how many index jobs run at once unless configured otherwise.
+const DefaultWorkers = 2
+
 func (o RunnerOptions) withDefaults() RunnerOptions {
 	if o.Workers <= 0 {
-		o.Workers = 2
+		o.Workers = DefaultWorkers
 	}
 	if o.MaxRunning < o.Workers {
 		o.MaxRunning = 2 * o.Workers

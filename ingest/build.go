@@ -1,12 +1,12 @@
 package ingest
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"unicode"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/ingest/internal/parsing"
 )
 
 // builder accumulates a Document in reading order. Parsers announce headings
@@ -49,10 +49,13 @@ func (b *builder) heading(path []string) {
 }
 
 // add cleans text and appends it as a block; empty text is dropped.
-func (b *builder) add(text string) { b.addClean(Clean(text)) }
+func (b *builder) add(text string) { b.addClean(parsing.Clean(text)) }
 
 // addPre appends preformatted text (code), keeping its indentation.
-func (b *builder) addPre(text string) { b.addClean(CleanPreformatted(text)) }
+func (b *builder) addPre(text string) { b.addClean(parsing.CleanPreformatted(text)) }
+
+// cleanTitle normalizes a heading or title to a single line.
+func cleanTitle(s string) string { return parsing.Clean(strings.Join(strings.Fields(s), " ")) }
 
 func (b *builder) addClean(text string) {
 	var spans []citebook.PageSpan
@@ -65,7 +68,7 @@ func (b *builder) addClean(text string) {
 	if b.fresh || len(b.doc.Sections) == 0 {
 		path := b.path
 		if len(path) == 0 {
-			path = []string{b.untitled()}
+			path = []string{b.doc.Untitled()}
 		}
 		b.doc.Sections = append(b.doc.Sections, Section{HeadingPath: slices.Clone(path)})
 		b.fresh = false
@@ -117,15 +120,6 @@ func (b *builder) takeMarks(text string) (string, []citebook.PageSpan) {
 		spans = spans[:len(spans)-1]
 	}
 	return out, spans
-}
-
-// untitled names text that comes before any heading, so every chunk still has
-// a heading path a reader can recognise.
-func (b *builder) untitled() string {
-	if b.doc.Title != "" {
-		return b.doc.Title
-	}
-	return "Front matter"
 }
 
 // finish fills the language from the content, falling back to the declared
@@ -208,20 +202,4 @@ func normalizeLang(tag string) string {
 		}
 	}
 	return tag
-}
-
-// guard turns a panic inside a parser into an invalid-input error, so a
-// hostile or broken file can never take the process down.
-func guard(format citebook.Format, err *error) {
-	if r := recover(); r != nil {
-		*err = citebook.Errorf(citebook.EINVALID, "cannot parse %s file: malformed content (%v)", format, r)
-	}
-}
-
-// checkCtx reports cancellation as the context's own error.
-func checkCtx(ctx context.Context) error {
-	if err := ctx.Err(); err != nil {
-		return citebook.Wrap(err, citebook.EUNAVAILABLE, "parsing cancelled")
-	}
-	return nil
 }

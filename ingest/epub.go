@@ -17,10 +17,11 @@ import (
 	"golang.org/x/net/html/charset"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/ingest/internal/parsing"
 )
 
 func parseEPUB(ctx context.Context, r io.ReaderAt, size int64, lim Limits) (doc *Document, err error) {
-	defer guard(citebook.FormatEPUB, &err)
+	defer parsing.Guard(citebook.FormatEPUB, &err)
 	if size == 0 {
 		return nil, citebook.Errorf(citebook.EINVALID, "empty file")
 	}
@@ -54,7 +55,7 @@ type archive struct {
 }
 
 func openArchive(zr *zip.Reader, lim Limits) (*archive, error) {
-	lim = lim.withDefaults()
+	lim = lim.WithDefaults()
 	a := &archive{lim: lim, files: map[string]*zip.File{}, lower: map[string]*zip.File{}}
 	var total uint64
 	for _, f := range zr.File {
@@ -323,7 +324,7 @@ func (p *epubParser) parse() (*Document, error) {
 		}
 	}
 	for _, ref := range p.pkg.Spine.Items {
-		if err := checkCtx(p.ctx); err != nil {
+		if err := parsing.CheckCtx(p.ctx); err != nil {
 			return nil, err
 		}
 		i, ok := manifest[ref.IDRef]

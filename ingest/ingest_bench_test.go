@@ -8,10 +8,11 @@ import (
 	"time"
 
 	"github.com/citebook/citebook/internal/corpus"
+	"github.com/citebook/citebook/internal/pdftotext"
 )
 
 // BenchmarkIngest measures what a user waits for when a PDF is added: parse,
-// structure and chunk (ParsePDF through Split), with the tokenizer loaded
+// structure and chunk (ParseFile through Split), with the tokenizer loaded
 // once as a server does. Every iteration also runs poppler's pdftotext on
 // the same file, untimed by the benchmark clock but timed on its own, so
 // machine load weighs on both alike. It reports:
@@ -27,7 +28,7 @@ func BenchmarkIngest(b *testing.B) {
 	for _, book := range []string{"R-intro.pdf", "debian-reference.en.pdf"} {
 		b.Run(book, func(b *testing.B) {
 			path := corpus.Path(b, "books/"+book)
-			tool := pdftotextPath(b)
+			tool := pdftotext.Path(b)
 			st, err := os.Stat(path)
 			if err != nil {
 				b.Fatal(err)

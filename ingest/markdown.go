@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/ingest/internal/parsing"
 )
 
 var (
@@ -23,7 +24,7 @@ var (
 // their own and fenced code blocks are kept whole with their indentation.
 // The title is the front matter's title, else the first level-1 heading.
 func ParseMarkdown(ctx context.Context, data []byte) (doc *Document, err error) {
-	defer guard(citebook.FormatMarkdown, &err)
+	defer parsing.Guard(citebook.FormatMarkdown, &err)
 	if len(data) == 0 {
 		return nil, citebook.Errorf(citebook.EINVALID, "empty file")
 	}
@@ -75,7 +76,7 @@ func ParseMarkdown(ctx context.Context, data []byte) (doc *Document, err error) 
 
 	for i := 0; i < len(lines); i++ {
 		if i%4096 == 0 {
-			if err := checkCtx(ctx); err != nil {
+			if err := parsing.CheckCtx(ctx); err != nil {
 				return nil, err
 			}
 		}

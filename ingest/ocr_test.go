@@ -12,7 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/ingest/pdf"
 	"github.com/citebook/citebook/internal/corpus"
+	"github.com/citebook/citebook/internal/pdftotext"
 )
 
 // tesseract returns the real OCR engine; missing tools fail in CI and skip
@@ -43,7 +45,7 @@ func TestParseTesseractTSV(t *testing.T) {
 		"5\t1\t2\t1\t1\t1\tx\t1\t1\t1\t90\tbroken\n"
 	words, err := parseTesseractTSV([]byte(tsv))
 	require.NoError(t, err)
-	require.Equal(t, []OCRWord{
+	require.Equal(t, []pdf.OCRWord{
 		{Text: "Hello", X0: 0.1, Y0: 0.1, X1: 0.2, Y1: 0.12, Line: lineKey(1, 1, 1)},
 		{Text: "world", X0: 0.25, Y0: 0.1025, X1: 0.4, Y1: 0.12, Line: lineKey(1, 1, 1)},
 	}, words)
@@ -73,8 +75,8 @@ func TestOCRScannedExcerpt(t *testing.T) {
 	require.Equal(t, citebook.OCRReport{Pages: 4, Read: 4}, *doc.OCR)
 	require.Equal(t, []int{104, 204, 304, 404}, progress)
 
-	ref := stripReferenceRunning(pdftotextPages(t, corpus.Path(t, "books/R-intro.pdf"), "-f", "7", "-l", "10"))
-	p, r, f1 := bagF1(wordBag(FullText(doc)), wordBag(ref))
+	ref := pdftotext.StripRunning(pdftotext.Pages(t, corpus.Path(t, "books/R-intro.pdf"), "-f", "7", "-l", "10"))
+	p, r, f1 := pdftotext.BagF1(pdftotext.WordBag(FullText(doc)), pdftotext.WordBag(ref))
 	t.Logf("OCR vs pdftotext of R-intro pp. 7-10: precision %.3f recall %.3f F1 %.3f", p, r, f1)
 	require.GreaterOrEqual(t, f1, 0.90)
 
@@ -100,11 +102,11 @@ func TestOCRScannedExcerpt(t *testing.T) {
 // scriptedOCR reads two lines of words off every page but the failing one.
 type scriptedOCR struct{ fail int }
 
-func (s scriptedOCR) PageWords(_ context.Context, _ string, n int) ([]OCRWord, error) {
+func (s scriptedOCR) PageWords(_ context.Context, _ string, n int) ([]pdf.OCRWord, error) {
 	if n == s.fail {
 		return nil, errors.New("tesseract crashed")
 	}
-	var ws []OCRWord
+	var ws []pdf.OCRWord
 	// Words differ from page to page, or the lines would pass for running
 	// heads and feet.
 	name := []string{"", "one", "two", "three", "four"}[n]
@@ -112,7 +114,7 @@ func (s scriptedOCR) PageWords(_ context.Context, _ string, n int) ([]OCRWord, e
 		x := 0.1
 		for _, w := range strings.Fields(line) {
 			y := 0.2 + 0.03*float64(l)
-			ws = append(ws, OCRWord{Text: w, X0: x, Y0: y, X1: x + 0.015*float64(len(w)), Y1: y + 0.02, Line: l})
+			ws = append(ws, pdf.OCRWord{Text: w, X0: x, Y0: y, X1: x + 0.015*float64(len(w)), Y1: y + 0.02, Line: l})
 			x += 0.015*float64(len(w)) + 0.01
 		}
 	}
@@ -142,7 +144,7 @@ func TestOCRPageFailuresAreRecorded(t *testing.T) {
 
 type countingOCR struct{ n atomic.Int64 }
 
-func (c *countingOCR) PageWords(context.Context, string, int) ([]OCRWord, error) {
+func (c *countingOCR) PageWords(context.Context, string, int) ([]pdf.OCRWord, error) {
 	c.n.Add(1)
 	return nil, nil
 }

@@ -10,58 +10,80 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/ingest/pdf"
 )
 
 // supported is the list users see when a format is refused.
 const supported = "PDF, EPUB, Markdown (.md, .markdown) and plain text (.txt)"
 
+// ParseOptions are a parse's limits and its optional collaborators.
+type ParseOptions struct {
+	// Limits bound the parse. With OCR, a zero Timeout means
+	// DefaultOCRTimeout: Tesseract takes seconds a page.
+	Limits Limits
+	// OCR reads image-only PDF pages; nil refuses PDFs without a text
+	// layer, as before.
+	OCR pdf.OCR
+	// Progress is told after each OCR'd page how many of the image-only
+	// pages are done; OCR takes seconds a page.
+	Progress func(done, total int)
+	// path is the file being parsed, for OCR tools that read files.
+	path string
+}
+
+// DefaultOCRTimeout bounds a parse that reads pages by OCR, unless
+// Limits.Timeout says otherwise: a few hundred scanned pages at a few
+// seconds each.
+const DefaultOCRTimeout = time.Hour
+
+// limits are the options' Limits with defaults, the OCR timeout included.
+func (o ParseOptions) limits() Limits {
+	l := o.Limits
+	if o.OCR != nil && l.Timeout <= 0 {
+		l.Timeout = DefaultOCRTimeout
+	}
+	return l.WithDefaults()
+}
+
 // ParseFile parses the book at path within DefaultLimits.
 func ParseFile(ctx context.Context, path string) (*Document, error) {
-	return Limits{}.ParseFile(ctx, path)
+	return ParseOptions{}.ParseFile(ctx, path)
 }
 
-// Parse detects the format of a book and parses it within l. Magic bytes
-// win over the name (a PDF called .txt is still a PDF); the extension
-// decides between text formats. name is only used for its extension and in
-// messages. The parse stops at l.Timeout or when ctx ends.
-func (l Limits) Parse(ctx context.Context, name string, r io.ReaderAt, size int64) (*Document, error) {
-	return ParseOptions{Limits: l}.Parse(ctx, name, r, size)
-}
-
-// Parse is Limits.Parse with the options' collaborators (OCR).
+// Parse detects the format of a book and parses it within o.Limits, with
+// the options' collaborators (OCR). Magic bytes win over the name (a PDF
+// called .txt is still a PDF); the extension decides between text formats.
+// name is only used for its extension and in messages. The parse stops at
+// the limits' Timeout or when ctx ends.
 func (o ParseOptions) Parse(ctx context.Context, name string, r io.ReaderAt, size int64) (*Document, error) {
 	l := o.limits()
-	ctx, cancel := l.withDeadline(ctx)
+	ctx, cancel := l.WithDeadline(ctx)
 	defer cancel()
 	doc, err := o.parse(ctx, l, name, r, size)
 	if err != nil && ctx.Err() != nil {
 		// Whatever broke last, the deadline or the cancellation is the cause.
-		return nil, l.deadlineError(ctx)
+		return nil, l.DeadlineError(ctx)
 	}
 	return doc, err
 }
 
 func (o ParseOptions) parse(ctx context.Context, l Limits, name string, r io.ReaderAt, size int64) (*Document, error) {
-	if size == 0 {
-		return nil, citebook.Errorf(citebook.EINVALID, "empty file")
-	}
-	if size > l.MaxFileSize {
-		return nil, citebook.Errorf(citebook.ETOOLARGE, "file is larger than %d MiB", l.MaxFileSize>>20)
-	}
-	head := make([]byte, min(size, 1024))
-	if _, err := r.ReadAt(head, 0); err != nil && !errors.Is(err, io.EOF) {
-		return nil, citebook.Wrap(err, citebook.EINVALID, "cannot read file")
-	}
-	format, err := detectFormat(name, head, r, size)
+	format, err := checkFormat(l, name, r, size)
 	if err != nil {
 		return nil, err
 	}
 	switch format {
 	case citebook.FormatPDF:
-		return parsePDF(ctx, r, size, l, o)
+		doc, err := pdf.Parse(ctx, r, size, pdf.Options{Limits: l, OCR: o.OCR, Progress: o.Progress, Path: o.path})
+		if err != nil {
+			return nil, err
+		}
+		doc.Language = detectLanguage(sampleText(doc), "")
+		return doc, nil
 	case citebook.FormatEPUB:
 		return parseEPUB(ctx, r, size, l)
 	}
@@ -74,11 +96,6 @@ func (o ParseOptions) parse(ctx context.Context, l Limits, name string, r io.Rea
 		return ParseMarkdown(ctx, data)
 	}
 	return ParseText(ctx, data)
-}
-
-// ParseFile parses the book at path within l.
-func (l Limits) ParseFile(ctx context.Context, path string) (*Document, error) {
-	return ParseOptions{Limits: l}.ParseFile(ctx, path)
 }
 
 // ParseFile parses the book at path with these options.
@@ -99,6 +116,23 @@ func (o ParseOptions) ParseFile(ctx context.Context, path string) (*Document, er
 		return nil, citebook.Errorf(citebook.EINVALID, "%s is a directory, not a book", path)
 	}
 	return o.Parse(ctx, filepath.Base(path), f, st.Size())
+}
+
+// checkFormat refuses an empty or too large file and detects the format of
+// the rest from its head, name and (for zips) directory: what Parse and
+// Sniff both start with.
+func checkFormat(l Limits, name string, r io.ReaderAt, size int64) (citebook.Format, error) {
+	if size == 0 {
+		return "", citebook.Errorf(citebook.EINVALID, "empty file")
+	}
+	if size > l.MaxFileSize {
+		return "", citebook.Errorf(citebook.ETOOLARGE, "file is larger than %d MiB", l.MaxFileSize>>20)
+	}
+	head := make([]byte, min(size, 1024))
+	if _, err := r.ReadAt(head, 0); err != nil && !errors.Is(err, io.EOF) {
+		return "", citebook.Wrap(err, citebook.EINVALID, "cannot read file")
+	}
+	return detectFormat(name, head, r, size)
 }
 
 func detectFormat(name string, head []byte, r io.ReaderAt, size int64) (citebook.Format, error) {

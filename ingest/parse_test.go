@@ -12,6 +12,7 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/internal/corpus"
+	"github.com/citebook/citebook/internal/hostile"
 )
 
 func TestParseDispatch(t *testing.T) {
@@ -131,7 +132,7 @@ func TestSniff(t *testing.T) {
 		"<< /Length " + strconv.Itoa(len(text)) + " >>\nstream\n" + text + "\nendstream",
 		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
 	}
-	good := buildPDF(page, "")
+	good := hostile.PDF(page, "")
 	cases := []struct {
 		name string
 		data []byte
@@ -146,7 +147,7 @@ func TestSniff(t *testing.T) {
 		{"b.txt", []byte("a\x00b\x00c\x00"), citebook.EINVALID, "binary file"},
 		{"fake.pdf", []byte("hello"), citebook.EINVALID, "not a PDF"},
 		{"truncated.pdf", good[:len(good)/2], citebook.EINVALID, "truncated"},
-		{"locked.pdf", buildPDF(page, "/Encrypt << /Filter /Standard /V 1 /R 2 /O <00> /U <00> /P -4 >> /ID [<0102> <0102>]"), citebook.EINVALID, "encrypted"},
+		{"locked.pdf", hostile.PDF(page, "/Encrypt << /Filter /Standard /V 1 /R 2 /O <00> /U <00> /P -4 >> /ID [<0102> <0102>]"), citebook.EINVALID, "encrypted"},
 		{"archive.zip", zipOf(t, "a.txt", "hello"), citebook.EINVALID, "not an EPUB"},
 		{"broken.epub", []byte("PK\x03\x04 not really a zip"), citebook.EINVALID, "EPUB"},
 	}
@@ -163,5 +164,24 @@ func TestSniff(t *testing.T) {
 				t.Fatalf("err %v, want %s mentioning %q", err, c.code, c.msg)
 			}
 		})
+	}
+}
+
+// TestParsePDFLanguage: the language of a PDF is detected from its text,
+// as for every format.
+func TestParsePDFLanguage(t *testing.T) {
+	cases := []struct{ book, lang string }{
+		{"R-intro.pdf", "en"},
+		{"hash_usenix.pdf", "en"},
+		{"lshort-zh-cn.pdf", "zh"},
+	}
+	for _, c := range cases {
+		doc, err := ParseFile(context.Background(), corpus.Path(t, "books/"+c.book))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := doc.Language; got != c.lang {
+			t.Errorf("%s: language %q, want %q", c.book, got, c.lang)
+		}
 	}
 }

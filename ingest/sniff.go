@@ -4,7 +4,6 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
-	"errors"
 	"io"
 
 	"golang.org/x/text/encoding"
@@ -12,6 +11,7 @@ import (
 	"golang.org/x/text/transform"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/ingest/pdf"
 )
 
 // Sniff refuses, with the error Parse would end with, files that are
@@ -21,30 +21,19 @@ import (
 // the PDF trailer and cross-reference data or the zip directory, never the
 // content (an AES-256 PDF is decrypted in memory to check it opens), so a
 // nil result does not promise the parse will succeed.
-func (l Limits) Sniff(ctx context.Context, name string, r io.ReaderAt, size int64) (err error) {
-	defer guard(citebook.FormatPDF, &err) // only the PDF library panics (on malformed objects)
-	l = l.withDefaults()
-	ctx, cancel := l.withDeadline(ctx)
+func (o ParseOptions) Sniff(ctx context.Context, name string, r io.ReaderAt, size int64) error {
+	l := o.Limits.WithDefaults()
+	ctx, cancel := l.WithDeadline(ctx)
 	defer cancel()
-	if size == 0 {
-		return citebook.Errorf(citebook.EINVALID, "empty file")
-	}
-	if size > l.MaxFileSize {
-		return citebook.Errorf(citebook.ETOOLARGE, "file is larger than %d MiB", l.MaxFileSize>>20)
-	}
-	head := make([]byte, min(size, 1024))
-	if _, err := r.ReadAt(head, 0); err != nil && !errors.Is(err, io.EOF) {
-		return citebook.Wrap(err, citebook.EINVALID, "cannot read file")
-	}
-	format, ferr := detectFormat(name, head, r, size)
-	if ferr != nil {
-		return ferr
+	format, err := checkFormat(l, name, r, size)
+	if err != nil {
+		return err
 	}
 	switch format {
 	case citebook.FormatPDF:
-		_, err := openPDFChecked(ctxReaderAt{ctx: ctx, r: r}, size, newDocBudget(ctx, l), false)
+		err := pdf.Check(ctx, r, size, l)
 		if err != nil && ctx.Err() != nil {
-			return l.deadlineError(ctx)
+			return l.DeadlineError(ctx)
 		}
 		return err
 	case citebook.FormatEPUB:

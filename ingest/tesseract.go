@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/ingest/pdf"
 )
 
 // Tesseract reads page images with the tesseract OCR engine (Debian
@@ -55,7 +56,7 @@ func FindTesseract(ctx context.Context, render *Poppler, languages string) (*Tes
 }
 
 // PageWords draws page n and reads its words with their boxes.
-func (t *Tesseract) PageWords(ctx context.Context, path string, n int) ([]OCRWord, error) {
+func (t *Tesseract) PageWords(ctx context.Context, path string, n int) ([]pdf.OCRWord, error) {
 	img, err := t.render.RenderPageGray(ctx, path, n, t.dpi)
 	if err != nil {
 		return nil, err
@@ -75,8 +76,8 @@ func (t *Tesseract) PageWords(ctx context.Context, path string, n int) ([]OCRWor
 // parseTesseractTSV reads Tesseract's TSV: a level-1 row gives the image
 // size, level-5 rows are words (left, top, width, height in pixels). Words
 // Tesseract has no confidence in (-1) or that are blank are skipped.
-func parseTesseractTSV(b []byte) ([]OCRWord, error) {
-	var words []OCRWord
+func parseTesseractTSV(b []byte) ([]pdf.OCRWord, error) {
+	var words []pdf.OCRWord
 	var iw, ih float64
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -109,7 +110,7 @@ func parseTesseractTSV(b []byte) ([]OCRWord, error) {
 			if text == "" || n[10] < 0 || iw <= 0 || ih <= 0 {
 				continue
 			}
-			wd := OCRWord{
+			wd := pdf.OCRWord{
 				Text: text,
 				X0:   n[6] / iw, Y0: n[7] / ih, X1: (n[6] + n[8]) / iw, Y1: (n[7] + n[9]) / ih,
 				Line: lineKey(int(n[2])%1000, int(n[3])%1000, int(n[4])%1000),
@@ -129,3 +130,6 @@ func parseTesseractTSV(b []byte) ([]OCRWord, error) {
 	}
 	return words, nil
 }
+
+// lineKey numbers a Tesseract line from its block, paragraph and line.
+func lineKey(block, par, line int) int { return (block*1000+par)*1000 + line }

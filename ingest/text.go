@@ -11,6 +11,7 @@ import (
 	"golang.org/x/text/encoding/charmap"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/ingest/internal/parsing"
 )
 
 // chapterLine matches the heading lines plain-text books use for their
@@ -23,7 +24,7 @@ var chapterLine = regexp.MustCompile(`^(?:(?:CHAPTER|Chapter|BOOK|Book|PART|Part
 // EXTRACTS) open front-matter sections, and paragraphs are split on blank
 // lines with their lines joined.
 func ParseText(ctx context.Context, data []byte) (doc *Document, err error) {
-	defer guard(citebook.FormatText, &err)
+	defer parsing.Guard(citebook.FormatText, &err)
 	if len(data) == 0 {
 		return nil, citebook.Errorf(citebook.EINVALID, "empty file")
 	}
@@ -60,7 +61,7 @@ func ParseText(ctx context.Context, data []byte) (doc *Document, err error) {
 		if len(para) == 0 {
 			return
 		}
-		joined := Clean(joinLines(para))
+		joined := parsing.Clean(joinLines(para))
 		switch {
 		case len(para) <= 3 && len(joined) <= 200 && chapterLine.MatchString(para[0]):
 			seenChapter = true
@@ -75,7 +76,7 @@ func ParseText(ctx context.Context, data []byte) (doc *Document, err error) {
 	}
 	for i, raw := range lines {
 		if i%4096 == 0 {
-			if err := checkCtx(ctx); err != nil {
+			if err := parsing.CheckCtx(ctx); err != nil {
 				return nil, err
 			}
 		}

@@ -1,4 +1,4 @@
-package qa
+package qa_test
 
 import (
 	"context"
@@ -13,17 +13,19 @@ import (
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/acl"
 	"github.com/citebook/citebook/analysis"
-	"github.com/citebook/citebook/index/embedder"
 	"github.com/citebook/citebook/index/milvus"
 	"github.com/citebook/citebook/index/storetest"
 	"github.com/citebook/citebook/internal/corpus"
+	"github.com/citebook/citebook/internal/library"
+	"github.com/citebook/citebook/internal/testlib"
+	"github.com/citebook/citebook/qa"
 )
 
 // runACL checks that a principal never sees text it may not read — not in
 // search results, context, answer, citations or trace — even when the
 // question quotes that text verbatim. It takes a library so the same suite
 // runs on every vector store.
-func runACL(t *testing.T, lib *library) {
+func runACL(t *testing.T, lib *fixture) {
 	ctx := context.Background()
 	deniedChunks, allowedR := []citebook.Chunk{}, []citebook.Chunk{}
 	for _, c := range lib.chunks(t, bookR) {
@@ -39,10 +41,10 @@ func runACL(t *testing.T, lib *library) {
 	// A model that cites the first sentence of every passage it is shown,
 	// so whatever reaches the context reaches the output.
 	echo, _ := llmAnswerer(t, func(ps []scriptPassage, _ string) string {
-		var sts []Statement
+		var sts []qa.Statement
 		for _, p := range ps {
 			if s := firstSentence(p.Text); s != "" {
-				sts = append(sts, Statement{Text: s, Citations: []Claim{{ChunkID: p.ID, Quote: s}}})
+				sts = append(sts, qa.Statement{Text: s, Citations: []qa.Claim{{ChunkID: p.ID, Quote: s}}})
 			}
 		}
 		return reply(sts...)
@@ -83,7 +85,7 @@ func runACL(t *testing.T, lib *library) {
 			var sentences []string
 			for _, c := range tc.forbidden {
 				ids[c.ID] = true
-				for _, s := range Sentences(c.Text) {
+				for _, s := range qa.Sentences(c.Text) {
 					f := fold(s)
 					if len(f) >= 30 && !strings.Contains(fold(tc.question), f) && !strings.Contains(visibleText.String(), f) {
 						sentences = append(sentences, f)
@@ -103,13 +105,13 @@ func runACL(t *testing.T, lib *library) {
 			}
 			for _, a := range []struct {
 				name string
-				a    Answerer
-			}{{"llm", echo}, {"extractive", NewExtractive(analysis.Terms)}} {
-				p := lib.pipeline(t, a.a, Options{})
-				res, err := p.Search(ctx, tc.p, Request{Question: tc.question, K: 10})
+				a    qa.Answerer
+			}{{"llm", echo}, {"extractive", qa.NewExtractive(analysis.Terms)}} {
+				p := lib.pipeline(t, a.a, qa.Options{})
+				res, err := p.Search(ctx, tc.p, qa.Request{Question: tc.question, K: 10})
 				require.NoError(t, err)
 				check("search", res)
-				ans, err := p.Ask(ctx, tc.p, Request{Question: tc.question, K: 10}, nil)
+				ans, err := p.Ask(ctx, tc.p, qa.Request{Question: tc.question, K: 10}, nil)
 				require.NoError(t, err)
 				check(a.name+" answer", ans)
 				for _, c := range ans.Citations {
@@ -122,7 +124,7 @@ func runACL(t *testing.T, lib *library) {
 	// The same verbatim question from someone allowed to read the chapter
 	// finds it, so the suite can tell a leak from a miss.
 	t.Run("control: alice reads the chapter", func(t *testing.T) {
-		res, err := lib.pipeline(t, NewExtractive(analysis.Terms), Options{}).Search(ctx, alice, Request{Question: deniedQ, K: 10})
+		res, err := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{}).Search(ctx, alice, qa.Request{Question: deniedQ, K: 10})
 		require.NoError(t, err)
 		var got []string
 		for _, h := range res[0].Hits {
@@ -132,7 +134,7 @@ func runACL(t *testing.T, lib *library) {
 	})
 
 	t.Run("book filter never widens access", func(t *testing.T) {
-		res, err := lib.pipeline(t, NewExtractive(analysis.Terms), Options{}).Search(ctx, alice, Request{Question: dtcQ, BookIDs: []string{bookDTC}})
+		res, err := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{}).Search(ctx, alice, qa.Request{Question: dtcQ, BookIDs: []string{bookDTC}})
 		require.NoError(t, err)
 		require.Empty(t, res[0].Hits)
 	})
@@ -147,14 +149,11 @@ func TestACLEmbedded(t *testing.T) {
 func TestACLMilvus(t *testing.T) {
 	addr := storetest.MilvusAddr(t)
 	corpus.Dir(t)
-	emb, err := embedder.New(embedder.Config{Provider: "builtin"})
-	require.NoError(t, err)
-	ctx := context.Background()
-	name := fmt.Sprintf("citebook_qa_acl_%d_%d", os.Getpid(), time.Now().UnixNano())
-	vs, err := milvus.Open(ctx, milvus.Config{Addr: addr, Collection: name, Dim: emb.Version().Dimension})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = vs.Drop(context.Background()) })
-	lib := buildLibrary(t, t.TempDir(), vs)
-	t.Cleanup(lib.close)
+	c := testlib.Config(t.TempDir())
+	c.Store = library.StoreMilvus
+	c.Milvus = library.Milvus{Addr: addr, Collection: fmt.Sprintf("citebook_qa_acl_%d_%d", os.Getpid(), time.Now().UnixNano())}
+	l := testlib.Open(t, c)
+	t.Cleanup(func() { _ = l.Vectors.(*milvus.Store).Drop(context.Background()) }) // before the close Open registered
+	lib := buildLibrary(t, l)
 	runACL(t, lib)
 }

@@ -1,4 +1,4 @@
-package qa
+package qa_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/citation"
+	"github.com/citebook/citebook/qa"
 )
 
 // BenchmarkAskExtractive is one question end to end without a model:
@@ -14,11 +15,11 @@ import (
 // extraction and verification. Target: well under 50 ms on 2 cores.
 func BenchmarkAskExtractive(b *testing.B) {
 	lib := shared(b)
-	p := lib.pipeline(b, NewExtractive(analysis.Terms), Options{})
+	p := lib.pipeline(b, qa.NewExtractive(analysis.Terms), qa.Options{})
 	ctx := context.Background()
 	b.ResetTimer()
 	for b.Loop() {
-		a, err := p.Ask(ctx, alice, Request{Question: "How do I change the length of an object?"}, nil)
+		a, err := p.Ask(ctx, alice, qa.Request{Question: "How do I change the length of an object?"}, nil)
 		if err != nil || a.Refused {
 			b.Fatalf("ask: %v %+v", err, a)
 		}
@@ -28,10 +29,10 @@ func BenchmarkAskExtractive(b *testing.B) {
 // BenchmarkSearch is retrieval only, the "retrieval as a tool" path.
 func BenchmarkSearch(b *testing.B) {
 	lib := shared(b)
-	p := lib.pipeline(b, NewExtractive(analysis.Terms), Options{})
+	p := lib.pipeline(b, qa.NewExtractive(analysis.Terms), qa.Options{})
 	ctx := context.Background()
 	for b.Loop() {
-		if _, err := p.Search(ctx, alice, Request{Question: "How are missing values represented?"}); err != nil {
+		if _, err := p.Search(ctx, alice, qa.Request{Question: "How are missing values represented?"}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package qa
+package qa_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/citebook/citebook/acl"
 	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/qa"
 )
 
 // countingLibrary is the real metadata DB counting Neighbours calls, or
@@ -37,14 +38,14 @@ func TestExpandIsOneLookupPerQuestion(t *testing.T) {
 	lib := shared(t)
 	ctx := context.Background()
 	for _, fail := range []bool{false, true} {
-		meta := &countingLibrary{DB: lib.meta, fail: fail}
-		p, err := NewPipeline(Deps{
-			Embedder: lib.emb, Vectors: lib.vec, Lexical: lib.lex, Library: meta,
-			Access: acl.NewResolver(lib.meta, lib.grants, lib.meta), Answerer: NewExtractive(analysis.Terms),
+		meta := &countingLibrary{DB: lib.Meta, fail: fail}
+		p, err := qa.NewPipeline(qa.Deps{
+			Embedder: lib.Embed, Vectors: lib.Vectors, Lexical: lib.Lexical, Library: meta,
+			Access: acl.NewResolver(lib.Meta, lib.Grants, lib.Meta), Answerer: qa.NewExtractive(analysis.Terms),
 			Terms: analysis.Terms,
-		}, Options{})
+		}, qa.Options{})
 		require.NoError(t, err)
-		a, err := p.Ask(ctx, alice, Request{Question: "How do I change the length of an object?"}, nil)
+		a, err := p.Ask(ctx, alice, qa.Request{Question: "How do I change the length of an object?"}, nil)
 		require.NoError(t, err)
 		require.False(t, a.Refused, "fail=%v", fail)
 		require.Equal(t, 1, meta.calls, "one store round trip for the question's chunks (fail=%v)", fail)

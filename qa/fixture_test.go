@@ -1,10 +1,9 @@
-package qa
+package qa_test
 
 import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -14,34 +13,19 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/acl"
-	"github.com/citebook/citebook/analysis"
-	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/embedder"
-	"github.com/citebook/citebook/index/lexical"
-	"github.com/citebook/citebook/index/memstore"
-	"github.com/citebook/citebook/index/sqlite"
-	"github.com/citebook/citebook/ingest"
 	"github.com/citebook/citebook/internal/corpus"
+	"github.com/citebook/citebook/internal/library"
+	"github.com/citebook/citebook/internal/testlib"
+	"github.com/citebook/citebook/qa"
 )
 
-// queryEmbedder is the builtin embedder as both the builder and the
-// pipeline use it.
-type queryEmbedder interface {
-	index.Embedder
-	EmbedQuery(ctx context.Context, text string) ([]float32, error)
-}
-
-// library is a real index of corpus books: R-intro for tenant acme (with
-// its chapter 3 denied to user mallory), the device-tree paper for tenant
-// globex, one FinanceBench filing for tenant fin and the Chinese LaTeX
-// primer for tenant zh.
-type library struct {
-	meta     *sqlite.DB
-	vec      index.VectorStore
-	lex      *lexical.Index
-	emb      queryEmbedder
-	grants   *acl.Manager // grants made as the CLI and /v1/grants make them
-	denied   []string     // heading path of the chapter denied to mallory
+// fixture is a real library of corpus books, opened as the binary opens
+// one: R-intro for tenant acme (with its chapter 3 denied to user
+// mallory), the device-tree paper for tenant globex, one FinanceBench
+// filing for tenant fin and the Chinese LaTeX primer for tenant zh.
+type fixture struct {
+	*library.Library
+	denied   []string // heading path of the chapter denied to mallory
 	titleRIn string
 }
 
@@ -62,34 +46,23 @@ var (
 	lin     = citebook.Principal{Tenant: "zh", User: "lin"}
 )
 
-// buildLibrary indexes the books into vec (any VectorStore: embedded,
-// Milvus) with the real builder, metadata DB, lexical index and builtin
-// embedder.
-func buildLibrary(t testing.TB, dir string, vec index.VectorStore) *library {
+// buildLibrary indexes the books into the library l (any vector store:
+// embedded, Milvus) with its real builder, and denies mallory chapter 3 of
+// R-intro the way the CLI and /v1/grants do.
+func buildLibrary(t testing.TB, l *library.Library) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	meta, err := sqlite.Open(ctx, filepath.Join(dir, "meta.db"))
-	require.NoError(t, err)
-	lex, err := lexical.Open(ctx, filepath.Join(dir, "lexical"))
-	require.NoError(t, err)
-	emb, err := embedder.New(embedder.Config{Provider: "builtin"})
-	require.NoError(t, err)
-	lib := &library{meta: meta, vec: vec, lex: lex, emb: emb, grants: acl.NewManager(acl.NewStore(meta.SQL()), meta, meta)}
-	b := index.NewBuilder(meta, vec, lex, emb, index.BuilderOptions{})
-	for _, in := range []index.BookInput{
-		{BookID: bookR, Tenant: "acme", Path: corpus.Path(t, "books/R-intro.pdf")},
-		{BookID: bookDTC, Tenant: "globex", Path: corpus.Path(t, "books/dtc-paper.pdf")},
-		{BookID: bookJNJ, Tenant: "fin", Title: "Johnson & Johnson 8-K (2023-08-30)", Path: corpus.Path(t, jnjFile)},
-		{BookID: bookZH, Tenant: "zh", Path: corpus.Path(t, zhFile)},
-	} {
-		res, err := b.Index(ctx, in)
-		require.NoError(t, err, in.BookID)
-		require.Equal(t, "completed", res.Status, in.BookID)
-	}
-	book, err := meta.Book(ctx, bookR)
+	lib := &fixture{Library: l}
+	testlib.Index(t, l,
+		citebook.BookInput{BookID: bookR, Tenant: "acme", Path: corpus.Path(t, "books/R-intro.pdf")},
+		citebook.BookInput{BookID: bookDTC, Tenant: "globex", Path: corpus.Path(t, "books/dtc-paper.pdf")},
+		citebook.BookInput{BookID: bookJNJ, Tenant: "fin", Title: "Johnson & Johnson 8-K (2023-08-30)", Path: corpus.Path(t, jnjFile)},
+		citebook.BookInput{BookID: bookZH, Tenant: "zh", Path: corpus.Path(t, zhFile)},
+	)
+	book, err := l.Meta.Book(ctx, bookR)
 	require.NoError(t, err)
 	lib.titleRIn = book.Title
-	parents, err := meta.Parents(ctx, bookR, book.Active)
+	parents, err := l.Meta.Parents(ctx, bookR, book.Active)
 	require.NoError(t, err)
 	for _, p := range parents {
 		if len(p.HeadingPath) > 0 && strings.Contains(p.HeadingPath[0], "Objects, their modes and attributes") {
@@ -98,61 +71,54 @@ func buildLibrary(t testing.TB, dir string, vec index.VectorStore) *library {
 		}
 	}
 	require.NotEmpty(t, lib.denied, "R-intro has a chapter 3 parent")
-	_, err = lib.grants.Add(ctx, acl.Grant{Tenant: "acme", BookID: bookR, Path: lib.denied,
+	_, err = l.Grants.Add(ctx, acl.Grant{Tenant: "acme", BookID: bookR, Path: lib.denied,
 		SubjectKind: acl.SubjectUser, Subject: "mallory", Effect: acl.Deny})
 	require.NoError(t, err)
 	return lib
 }
 
-func (l *library) close() {
-	l.lex.Close()
-	l.vec.Close()
-	l.meta.Close()
-}
-
-// pipeline wires a pipeline over the library with the given answerer.
-func (l *library) pipeline(t testing.TB, a Answerer, opts Options) *Pipeline {
+// pipeline wires a pipeline over the library with the given answerer, as
+// the binary wires it; set changes dependencies (planner, fallback,
+// reranker) before it is built.
+func (l *fixture) pipeline(t testing.TB, a qa.Answerer, opts qa.Options, set ...func(*qa.Deps)) *qa.Pipeline {
 	t.Helper()
-	tok, err := ingest.NewTokenizer()
-	require.NoError(t, err)
-	p, err := NewPipeline(Deps{
-		Embedder: l.emb, Vectors: l.vec, Lexical: l.lex, Library: l.meta,
-		Access: acl.NewResolver(l.meta, l.grants, l.meta), Answerer: a,
-		Tokens: tok, Terms: analysis.Terms, Geometry: l.meta,
-	}, opts)
+	deps := l.Deps()
+	deps.Answerer = a
+	for _, f := range set {
+		f(&deps)
+	}
+	p, err := qa.NewPipeline(deps, opts)
 	require.NoError(t, err)
 	return p
 }
 
 // chunks returns the served chunks of a book.
-func (l *library) chunks(t testing.TB, bookID string) []citebook.Chunk {
+func (l *fixture) chunks(t testing.TB, bookID string) []citebook.Chunk {
 	t.Helper()
 	ctx := context.Background()
-	b, err := l.meta.Book(ctx, bookID)
+	b, err := l.Meta.Book(ctx, bookID)
 	require.NoError(t, err)
-	cs, err := l.meta.ChunksAt(ctx, bookID, b.Active)
+	cs, err := l.Meta.ChunksAt(ctx, bookID, b.Active)
 	require.NoError(t, err)
 	return cs
 }
 
 var (
 	sharedOnce sync.Once
-	sharedLib  *library
+	sharedLib  *fixture
 	sharedDir  string
 )
 
 // shared is the embedded-store library every test of the package reads;
 // indexing the books once keeps the suite fast.
-func shared(t testing.TB) *library {
+func shared(t testing.TB) *fixture {
 	t.Helper()
 	corpus.Dir(t)
 	sharedOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "citebook-qa-")
 		require.NoError(t, err)
 		sharedDir = dir
-		vec, err := memstore.Open(context.Background(), filepath.Join(dir, "vectors"))
-		require.NoError(t, err)
-		sharedLib = buildLibrary(t, dir, vec)
+		sharedLib = buildLibrary(t, testlib.OpenShared(t, testlib.Config(dir)))
 	})
 	if sharedLib == nil {
 		t.Fatal("building the shared library failed in an earlier test")
@@ -163,7 +129,7 @@ func shared(t testing.TB) *library {
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if sharedLib != nil {
-		sharedLib.close()
+		sharedLib.Close()
 	}
 	if sharedDir != "" {
 		os.RemoveAll(sharedDir)

@@ -1,4 +1,4 @@
-package qa
+package qa_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/citation"
+	"github.com/citebook/citebook/qa"
 )
 
 // Each guard between a model (or the extractive answerer) and the reader,
@@ -23,7 +24,7 @@ import (
 // holding every word, and the passage it is in.
 func sentenceIn(ps []scriptPassage, words ...string) (scriptPassage, string) {
 	for _, p := range ps {
-		for _, s := range Sentences(p.Text) {
+		for _, s := range qa.Sentences(p.Text) {
 			l := strings.ToLower(s)
 			ok := true
 			for _, w := range words {
@@ -46,11 +47,11 @@ func TestGuardUnsupportedRealQuote(t *testing.T) {
 	ans, _ := llmAnswerer(t, func(ps []scriptPassage, _ string) string {
 		p, s := sentenceIn(ps, "mode(object)")
 		quote = s
-		return reply(Statement{Text: "Objects in R are immutable and garbage-collected by the Python interpreter.",
-			Citations: []Claim{{ChunkID: p.ID, Quote: s}}})
+		return reply(qa.Statement{Text: "Objects in R are immutable and garbage-collected by the Python interpreter.",
+			Citations: []qa.Claim{{ChunkID: p.ID, Quote: s}}})
 	})
-	a, err := lib.pipeline(t, ans, Options{}).Ask(context.Background(), alice,
-		Request{Question: "What are the intrinsic attributes mode and length of an object?"}, nil)
+	a, err := lib.pipeline(t, ans, qa.Options{}).Ask(context.Background(), alice,
+		qa.Request{Question: "What are the intrinsic attributes mode and length of an object?"}, nil)
 	require.NoError(t, err)
 	require.NotEmpty(t, quote, "the context holds the sentence the liar quotes")
 	require.True(t, a.Refused, a.Answer)
@@ -59,7 +60,7 @@ func TestGuardUnsupportedRealQuote(t *testing.T) {
 	require.Equal(t, 1, a.Trace.NotSupported)
 	require.Len(t, a.Trace.Rejected, 1)
 	require.Equal(t, citation.Unsupported, a.Trace.Rejected[0].Reason)
-	require.Equal(t, CodeUnsupported, a.Trace.Answerability.Code)
+	require.Equal(t, qa.CodeUnsupported, a.Trace.Answerability.Code)
 	require.NotContains(t, allStrings(t, a.Citations), "immutable")
 	require.NotContains(t, a.Answer, "Python")
 }
@@ -74,13 +75,13 @@ func TestGuardNumberNotInQuote(t *testing.T) {
 		p, s := sentenceIn(ps, "mode(object)")
 		honest = s
 		return reply(
-			Statement{Text: "The functions mode(object) and length(object) give the mode and length of 512 structures.",
-				Citations: []Claim{{ChunkID: p.ID, Quote: s}}},
-			Statement{Text: s, Citations: []Claim{{ChunkID: p.ID, Quote: s}}},
+			qa.Statement{Text: "The functions mode(object) and length(object) give the mode and length of 512 structures.",
+				Citations: []qa.Claim{{ChunkID: p.ID, Quote: s}}},
+			qa.Statement{Text: s, Citations: []qa.Claim{{ChunkID: p.ID, Quote: s}}},
 		)
 	})
-	a, err := lib.pipeline(t, ans, Options{}).Ask(context.Background(), alice,
-		Request{Question: "What are the intrinsic attributes mode and length of an object?"}, nil)
+	a, err := lib.pipeline(t, ans, qa.Options{}).Ask(context.Background(), alice,
+		qa.Request{Question: "What are the intrinsic attributes mode and length of an object?"}, nil)
 	require.NoError(t, err)
 	require.False(t, a.Refused, "%s %+v", a.Answer, a.Trace.Answerability)
 	require.NotContains(t, a.Answer, "512")
@@ -101,32 +102,32 @@ func TestGuardInDomainUnanswerable(t *testing.T) {
 		if s == "" {
 			p, s = ps[0], firstSentence(ps[0].Text)
 		}
-		return reply(Statement{Text: s, Citations: []Claim{{ChunkID: p.ID, Quote: s}}})
+		return reply(qa.Statement{Text: s, Citations: []qa.Claim{{ChunkID: p.ID, Quote: s}}})
 	})
 	for _, a := range []struct {
 		name string
-		a    Answerer
-	}{{"llm", eager}, {"extractive", NewExtractive(analysis.Terms)}} {
+		a    qa.Answerer
+	}{{"llm", eager}, {"extractive", qa.NewExtractive(analysis.Terms)}} {
 		t.Run(a.name, func(t *testing.T) {
-			p := lib.pipeline(t, a.a, Options{})
+			p := lib.pipeline(t, a.a, qa.Options{})
 			for _, tt := range []struct {
 				q    string
 				code string
 			}{
-				{"How do I merge two data frames on a shared ID column so that matching rows are combined, like a database join?", CodeLowCoverage},
+				{"How do I merge two data frames on a shared ID column so that matching rows are combined, like a database join?", qa.CodeLowCoverage},
 				// CPU is an acronym: books spell those out, so its absence
 				// alone proves nothing and coverage decides.
-				{"How can I run a slow computation in parallel on several CPU cores in R?", CodeLowCoverage},
-				{"How do I convert a string such as \"2023-03-15\" into a date in R?", CodeNeverMentioned},
+				{"How can I run a slow computation in parallel on several CPU cores in R?", qa.CodeLowCoverage},
+				{"How do I convert a string such as \"2023-03-15\" into a date in R?", qa.CodeNeverMentioned},
 			} {
-				ans, err := p.Ask(context.Background(), alice, Request{Question: tt.q}, nil)
+				ans, err := p.Ask(context.Background(), alice, qa.Request{Question: tt.q}, nil)
 				require.NoError(t, err)
 				require.True(t, ans.Refused, "%s: %s", tt.q, ans.Answer)
 				require.Empty(t, ans.Citations)
 				require.Equal(t, tt.code, ans.Trace.Answerability.Code, tt.q)
 				require.NotEmpty(t, ans.Trace.Answerability.Reason)
 			}
-			ans, err := p.Ask(context.Background(), alice, Request{Question: "When I compare two samples with t.test, does R assume that both groups have the same variance?"}, nil)
+			ans, err := p.Ask(context.Background(), alice, qa.Request{Question: "When I compare two samples with t.test, does R assume that both groups have the same variance?"}, nil)
 			require.NoError(t, err)
 			require.False(t, ans.Refused, "%+v", ans.Trace.Answerability)
 		})
@@ -138,11 +139,11 @@ func TestGuardInDomainUnanswerable(t *testing.T) {
 // TestGuardNeverMentionedReason: the refusal names what the book lacks.
 func TestGuardNeverMentionedReason(t *testing.T) {
 	lib := shared(t)
-	p := lib.pipeline(t, NewExtractive(analysis.Terms), Options{})
-	a, err := p.Ask(context.Background(), alice, Request{Question: "How do I train a neural network with TensorFlow from my R session?"}, nil)
+	p := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
+	a, err := p.Ask(context.Background(), alice, qa.Request{Question: "How do I train a neural network with TensorFlow from my R session?"}, nil)
 	require.NoError(t, err)
 	require.True(t, a.Refused)
-	require.Equal(t, CodeNeverMentioned, a.Trace.Answerability.Code)
+	require.Equal(t, qa.CodeNeverMentioned, a.Trace.Answerability.Code)
 	require.Contains(t, a.Trace.Answerability.Reason, "“tensorflow”")
 	require.Contains(t, a.Trace.Answerability.Reason, "the book never mentions")
 }
@@ -153,29 +154,29 @@ func TestGuardNeverMentionedReason(t *testing.T) {
 // under a real quote is removed.
 func TestGuardChinese(t *testing.T) {
 	lib := shared(t)
-	p := lib.pipeline(t, NewExtractive(analysis.Terms), Options{})
+	p := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
 	for _, q := range []string{
 		"怎样给 LaTeX 生成的 PDF 设置打开密码，防止别人随意查看？",
 		"怎么给 PDF 的每一页都加上“内部资料”这样的半透明水印？",
 		"有没有工具能把 .tex 文件直接转换成 Word 的 .docx 文档？",
 	} {
-		a, err := p.Ask(context.Background(), lin, Request{Question: q, BookIDs: []string{bookZH}}, nil)
+		a, err := p.Ask(context.Background(), lin, qa.Request{Question: q, BookIDs: []string{bookZH}}, nil)
 		require.NoError(t, err)
 		require.True(t, a.Refused, "%s: %s", q, a.Answer)
 		require.NotEmpty(t, a.Trace.Answerability.Reason)
 	}
-	a, err := p.Ask(context.Background(), lin, Request{Question: "用 \\newcommand 自定义命令时，最多能带几个参数？", BookIDs: []string{bookZH}}, nil)
+	a, err := p.Ask(context.Background(), lin, qa.Request{Question: "用 \\newcommand 自定义命令时，最多能带几个参数？", BookIDs: []string{bookZH}}, nil)
 	require.NoError(t, err)
 	require.False(t, a.Refused, "%+v", a.Trace.Answerability)
 	require.NotEmpty(t, a.Citations)
 
 	liar, _ := llmAnswerer(t, func(ps []scriptPassage, _ string) string {
 		s := firstSentence(ps[0].Text)
-		return reply(Statement{Text: "LaTeX 的自定义命令最多可以带 20 个参数，并且必须使用 Python 编写。",
-			Citations: []Claim{{ChunkID: ps[0].ID, Quote: s}}})
+		return reply(qa.Statement{Text: "LaTeX 的自定义命令最多可以带 20 个参数，并且必须使用 Python 编写。",
+			Citations: []qa.Claim{{ChunkID: ps[0].ID, Quote: s}}})
 	})
-	a, err = lib.pipeline(t, liar, Options{}).Ask(context.Background(), lin,
-		Request{Question: "用 \\newcommand 自定义命令时，最多能带几个参数？", BookIDs: []string{bookZH}}, nil)
+	a, err = lib.pipeline(t, liar, qa.Options{}).Ask(context.Background(), lin,
+		qa.Request{Question: "用 \\newcommand 自定义命令时，最多能带几个参数？", BookIDs: []string{bookZH}}, nil)
 	require.NoError(t, err)
 	require.True(t, a.Refused, a.Answer)
 	require.Empty(t, a.Citations)
@@ -215,22 +216,22 @@ func TestGuardMalformedReplyFallsBack(t *testing.T) {
 			"message": map[string]any{"role": "assistant", "content": content}}}})
 	}))
 	defer srv.Close()
-	cfg := ModelConfig{Provider: "openai", URL: srv.URL + "/v1", Model: "scripted", Client: srv.Client()}
-	m, err := OpenModel(cfg)
+	cfg := qa.ModelConfig{Provider: "openai", URL: srv.URL + "/v1", Model: "scripted", Client: srv.Client()}
+	m, err := qa.OpenModel(cfg)
 	require.NoError(t, err)
-	q := Request{Question: "When I compare two samples with t.test, does R assume that both groups have the same variance?"}
+	q := qa.Request{Question: "When I compare two samples with t.test, does R assume that both groups have the same variance?"}
 
 	t.Run("extractive fallback", func(t *testing.T) {
 		calls.Store(0)
 		formats = nil
-		p := lib.pipeline(t, NewLLMAnswerer(m, "openai/scripted").Constrain(cfg), Options{})
-		p.deps.Fallback = NewExtractive(analysis.Terms)
+		p := lib.pipeline(t, qa.NewLLMAnswerer(m, "openai/scripted").Constrain(cfg), qa.Options{},
+			func(d *qa.Deps) { d.Fallback = qa.NewExtractive(analysis.Terms) })
 		a, err := p.Ask(context.Background(), alice, q, nil)
 		require.NoError(t, err)
 		require.Equal(t, []string{"json_object", "json_schema"}, formats)
 		require.False(t, a.Refused, a.Answer)
 		require.NotContains(t, a.Answer, "One sentence of the answer")
-		require.Equal(t, ExtractiveModel, a.Trace.Model)
+		require.Equal(t, qa.ExtractiveModel, a.Trace.Model)
 		g := a.Trace.Guards
 		require.Equal(t, 2, g.Attempts)
 		require.True(t, g.Retried)
@@ -239,13 +240,13 @@ func TestGuardMalformedReplyFallsBack(t *testing.T) {
 	})
 	t.Run("refusal without a fallback", func(t *testing.T) {
 		calls.Store(0)
-		p := lib.pipeline(t, NewLLMAnswerer(m, "openai/scripted").Constrain(cfg), Options{})
+		p := lib.pipeline(t, qa.NewLLMAnswerer(m, "openai/scripted").Constrain(cfg), qa.Options{})
 		a, err := p.Ask(context.Background(), alice, q, nil)
 		require.NoError(t, err)
 		require.True(t, a.Refused)
 		require.Equal(t, citation.RefusalMessage, a.Answer)
 		require.Equal(t, "refusal", a.Trace.Guards.Fallback)
-		require.Equal(t, CodeModelFailed, a.Trace.Answerability.Code)
+		require.Equal(t, qa.CodeModelFailed, a.Trace.Answerability.Code)
 	})
 }
 
@@ -256,12 +257,12 @@ func TestGuardExampleEcho(t *testing.T) {
 	ans, _ := llmAnswerer(t, func(ps []scriptPassage, _ string) string {
 		_, s := sentenceIn(ps, "mode(object)")
 		return reply(
-			Statement{Text: exampleText, Citations: []Claim{{ChunkID: ps[0].ID, Quote: firstSentence(ps[0].Text)}}},
-			Statement{Text: "The kettle switches itself off.", Citations: []Claim{{ChunkID: exampleChunkID, Quote: s}}},
+			qa.Statement{Text: qa.ExampleText, Citations: []qa.Claim{{ChunkID: ps[0].ID, Quote: firstSentence(ps[0].Text)}}},
+			qa.Statement{Text: "The kettle switches itself off.", Citations: []qa.Claim{{ChunkID: qa.ExampleChunkID, Quote: s}}},
 		)
 	})
-	a, err := lib.pipeline(t, ans, Options{}).Ask(context.Background(), alice,
-		Request{Question: "What are the intrinsic attributes mode and length of an object?"}, nil)
+	a, err := lib.pipeline(t, ans, qa.Options{}).Ask(context.Background(), alice,
+		qa.Request{Question: "What are the intrinsic attributes mode and length of an object?"}, nil)
 	require.NoError(t, err)
 	require.True(t, a.Refused)
 	require.Equal(t, 2, a.Trace.Guards.ExampleEchoes)

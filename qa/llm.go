@@ -27,6 +27,9 @@ type ModelConfig struct {
 	Model    string
 	Key      string // bearer key for OpenAI-compatible servers; may be empty
 	Client   *http.Client
+	// Timeout bounds one answer call (0: DefaultLLMTimeout); a small
+	// model on a CPU shared with other work may need more.
+	Timeout time.Duration
 
 	responseFormat *openai.ResponseFormat // output schema, for the constrained retry
 }

@@ -1,4 +1,4 @@
-package qa
+package qa_test
 
 import (
 	"context"
@@ -20,6 +20,7 @@ import (
 	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/citation"
 	"github.com/citebook/citebook/internal/corpus"
+	"github.com/citebook/citebook/qa"
 )
 
 // scriptPassage is one passage the pipeline put into the prompt, as a
@@ -93,18 +94,18 @@ func scriptedServer(t *testing.T, fn script) (*httptest.Server, *atomic.Int32) {
 	return srv, &calls
 }
 
-func llmAnswerer(t *testing.T, fn script) (*LLMAnswerer, *atomic.Int32) {
+func llmAnswerer(t *testing.T, fn script) (*qa.LLMAnswerer, *atomic.Int32) {
 	srv, calls := scriptedServer(t, fn)
-	m, err := OpenModel(ModelConfig{Provider: "openai", URL: srv.URL + "/v1", Model: "scripted", Client: srv.Client()})
+	m, err := qa.OpenModel(qa.ModelConfig{Provider: "openai", URL: srv.URL + "/v1", Model: "scripted", Client: srv.Client()})
 	require.NoError(t, err)
-	return NewLLMAnswerer(m, "openai/scripted"), calls
+	return qa.NewLLMAnswerer(m, "openai/scripted"), calls
 }
 
 // reply renders statements the way a chatty model would: prose around a
 // fenced JSON block.
-func reply(sts ...Statement) string {
+func reply(sts ...qa.Statement) string {
 	if sts == nil {
-		sts = []Statement{}
+		sts = []qa.Statement{}
 	}
 	raw, _ := json.Marshal(map[string]any{"statements": sts})
 	return "Sure, here is the answer:\n```json\n" + string(raw) + "\n```\n"
@@ -113,7 +114,7 @@ func reply(sts ...Statement) string {
 // sentenceWith returns the first sentence holding word, else the first
 // sentence of at least 40 bytes.
 func sentenceWith(text, word string) string {
-	for _, s := range Sentences(text) {
+	for _, s := range qa.Sentences(text) {
 		if strings.Contains(strings.ToLower(s), word) {
 			return s
 		}
@@ -123,7 +124,7 @@ func sentenceWith(text, word string) string {
 
 // firstSentence returns the first sentence of at least 40 bytes.
 func firstSentence(text string) string {
-	for _, s := range Sentences(text) {
+	for _, s := range qa.Sentences(text) {
 		if len(s) >= 40 {
 			return s
 		}
@@ -142,9 +143,9 @@ func pdfPage(t *testing.T, rel string, page int) string {
 // requireOnPage checks a citation against the PDF: the beginning of the
 // quote is printed on the cited physical page, and the offsets select the
 // quote in the chunk, whose page spans put its start on that page.
-func requireOnPage(t *testing.T, lib *library, rel string, c citebook.Citation) {
+func requireOnPage(t *testing.T, lib *fixture, rel string, c citebook.Citation) {
 	t.Helper()
-	chunks, err := lib.vec.Get(context.Background(), []string{c.ChunkID})
+	chunks, err := lib.Vectors.Get(context.Background(), []string{c.ChunkID})
 	require.NoError(t, err)
 	require.Len(t, chunks, 1)
 	ch := chunks[0]
@@ -174,12 +175,12 @@ func TestAskHonestModel(t *testing.T) {
 		// marker, which verification renumbers.
 		q := sentenceWith(quoted.Text, "mode(object)")
 		said = strings.TrimSuffix(strings.Join(strings.Fields(q), " "), ".")
-		return reply(Statement{Text: said + " [1].",
-			Citations: []Claim{{ChunkID: quoted.ID, Quote: q}}})
+		return reply(qa.Statement{Text: said + " [1].",
+			Citations: []qa.Claim{{ChunkID: quoted.ID, Quote: q}}})
 	})
-	p := lib.pipeline(t, ans, Options{})
+	p := lib.pipeline(t, ans, qa.Options{})
 	var streamed strings.Builder
-	a, err := p.Ask(context.Background(), alice, Request{Question: "What are the intrinsic attributes mode and length of an object?"},
+	a, err := p.Ask(context.Background(), alice, qa.Request{Question: "What are the intrinsic attributes mode and length of an object?"},
 		func(s string) { streamed.WriteString(s) })
 	require.NoError(t, err)
 	require.Equal(t, int32(1), calls.Load())
@@ -209,7 +210,7 @@ func TestAskHonestModel(t *testing.T) {
 	for _, step := range []string{"acl", "embed", "retrieve", "fuse", "threshold", "expand", "rerank", "assemble", "answer", "verify"} {
 		require.Contains(t, tr.TimingsMS, step)
 	}
-	hits, err := lib.meta.HitCounts(context.Background(), []string{c.ChunkID})
+	hits, err := lib.Meta.HitCounts(context.Background(), []string{c.ChunkID})
 	require.NoError(t, err)
 	require.Positive(t, hits[c.ChunkID])
 }
@@ -234,15 +235,15 @@ func TestAskQuoteAfterPageBreak(t *testing.T) {
 	ans, _ := llmAnswerer(t, func(ps []scriptPassage, _ string) string {
 		for _, p := range ps {
 			if p.ID == target.ID {
-				return reply(Statement{Text: quote, Citations: []Claim{{ChunkID: p.ID, Quote: quote}}})
+				return reply(qa.Statement{Text: quote, Citations: []qa.Claim{{ChunkID: p.ID, Quote: quote}}})
 			}
 		}
 		return reply()
 	})
 	// The question is the whole chunk, so no one sentence answers it: the
 	// answerability bar is off, this test is about pages.
-	p := lib.pipeline(t, ans, Options{AnswerCoverage: -1})
-	a, err := p.Ask(context.Background(), alice, Request{Question: target.Text}, nil)
+	p := lib.pipeline(t, ans, qa.Options{AnswerCoverage: -1})
+	a, err := p.Ask(context.Background(), alice, qa.Request{Question: target.Text}, nil)
 	require.NoError(t, err)
 	require.Contains(t, a.Trace.Context, target.ID)
 	require.False(t, a.Refused, "%s %+v", a.Answer, a.Trace.Answerability)
@@ -267,12 +268,12 @@ func TestAskQuoteAfterPageBreak(t *testing.T) {
 	ans, _ = llmAnswerer(t, func(ps []scriptPassage, _ string) string {
 		for _, p := range ps {
 			if p.ID == target.ID {
-				return reply(Statement{Text: span, Citations: []Claim{{ChunkID: p.ID, Quote: span}}})
+				return reply(qa.Statement{Text: span, Citations: []qa.Claim{{ChunkID: p.ID, Quote: span}}})
 			}
 		}
 		return reply()
 	})
-	a, err = lib.pipeline(t, ans, Options{AnswerCoverage: -1}).Ask(context.Background(), alice, Request{Question: target.Text}, nil)
+	a, err = lib.pipeline(t, ans, qa.Options{AnswerCoverage: -1}).Ask(context.Background(), alice, qa.Request{Question: target.Text}, nil)
 	require.NoError(t, err)
 	require.Len(t, a.Citations, 1, a.Answer)
 	pages := map[int]bool{}
@@ -306,14 +307,14 @@ func TestAskLyingModel(t *testing.T) {
 			}
 		}
 		return reply(
-			Statement{Text: "R was designed in 1850.", Citations: []Claim{{ChunkID: "r-intro-v1-c999999", Quote: "R was designed in 1850 by a committee"}}},
-			Statement{Text: "R never changes modes.", Citations: []Claim{{ChunkID: ps[0].ID, Quote: "R never changes the mode of an object once it is created"}}},
-			Statement{Text: "A real passage it was not shown.", Citations: []Claim{{ChunkID: withheld, Quote: wq}}},
-			Statement{Text: "Another tenant's passage.", Citations: []Claim{{ChunkID: foreign.ID, Quote: firstSentence(foreign.Text)}}},
+			qa.Statement{Text: "R was designed in 1850.", Citations: []qa.Claim{{ChunkID: "r-intro-v1-c999999", Quote: "R was designed in 1850 by a committee"}}},
+			qa.Statement{Text: "R never changes modes.", Citations: []qa.Claim{{ChunkID: ps[0].ID, Quote: "R never changes the mode of an object once it is created"}}},
+			qa.Statement{Text: "A real passage it was not shown.", Citations: []qa.Claim{{ChunkID: withheld, Quote: wq}}},
+			qa.Statement{Text: "Another tenant's passage.", Citations: []qa.Claim{{ChunkID: foreign.ID, Quote: firstSentence(foreign.Text)}}},
 		)
 	})
-	p := lib.pipeline(t, ans, Options{})
-	a, err := p.Ask(context.Background(), alice, Request{Question: "What are the intrinsic attributes mode and length of an object?"}, nil)
+	p := lib.pipeline(t, ans, qa.Options{})
+	a, err := p.Ask(context.Background(), alice, qa.Request{Question: "What are the intrinsic attributes mode and length of an object?"}, nil)
 	require.NoError(t, err)
 	require.NotEmpty(t, withheld)
 	require.True(t, a.Refused)
@@ -344,19 +345,19 @@ func TestAskMixedModelKeepsOnlyVerified(t *testing.T) {
 		}
 		said = s
 		return reply(
-			Statement{Text: said, Citations: []Claim{{ChunkID: p.ID, Quote: said}}},
-			Statement{Text: "Invented.", Citations: []Claim{{ChunkID: p.ID, Quote: "this sentence appears in no book at all"}}},
+			qa.Statement{Text: said, Citations: []qa.Claim{{ChunkID: p.ID, Quote: said}}},
+			qa.Statement{Text: "Invented.", Citations: []qa.Claim{{ChunkID: p.ID, Quote: "this sentence appears in no book at all"}}},
 		)
 	})
-	a, err := lib.pipeline(t, ans, Options{}).Ask(context.Background(), alice,
-		Request{Question: "How do I change the length of an object?"}, nil)
+	a, err := lib.pipeline(t, ans, qa.Options{}).Ask(context.Background(), alice,
+		qa.Request{Question: "How do I change the length of an object?"}, nil)
 	require.NoError(t, err)
 	require.False(t, a.Refused)
 	require.Equal(t, strings.Join(strings.Fields(said), " ")+" [1]", a.Answer)
 	require.Len(t, a.Citations, 1)
 	require.Equal(t, 1, a.Trace.Unsupported)
 	require.Len(t, a.Trace.Rejected, 1)
-	require.Equal(t, Rejected{ChunkID: a.Trace.Rejected[0].ChunkID, Quote: "this sentence appears in no book at all", Reason: "quote_not_found"}, a.Trace.Rejected[0])
+	require.Equal(t, qa.Rejected{ChunkID: a.Trace.Rejected[0].ChunkID, Quote: "this sentence appears in no book at all", Reason: "quote_not_found"}, a.Trace.Rejected[0])
 	require.Contains(t, a.Trace.Context, a.Trace.Rejected[0].ChunkID)
 }
 
@@ -366,14 +367,14 @@ func TestAskOffTopicIsRefused(t *testing.T) {
 		if len(ps) == 0 {
 			return reply()
 		}
-		return reply(Statement{Text: "Dinner.", Citations: []Claim{{ChunkID: ps[0].ID, Quote: firstSentence(ps[0].Text)}}})
+		return reply(qa.Statement{Text: "Dinner.", Citations: []qa.Claim{{ChunkID: ps[0].ID, Quote: firstSentence(ps[0].Text)}}})
 	})
 	for _, tc := range []struct {
 		name string
-		a    Answerer
-	}{{"llm", honest}, {"extractive", NewExtractive(analysis.Terms)}} {
+		a    qa.Answerer
+	}{{"llm", honest}, {"extractive", qa.NewExtractive(analysis.Terms)}} {
 		t.Run(tc.name, func(t *testing.T) {
-			a, err := lib.pipeline(t, tc.a, Options{}).Ask(context.Background(), alice, Request{Question: "what time is dinner today?"}, nil)
+			a, err := lib.pipeline(t, tc.a, qa.Options{}).Ask(context.Background(), alice, qa.Request{Question: "what time is dinner today?"}, nil)
 			require.NoError(t, err)
 			require.True(t, a.Refused, a.Answer)
 			require.Empty(t, a.Citations)
@@ -386,16 +387,16 @@ func TestAskOffTopicIsRefused(t *testing.T) {
 
 func TestEmbeddingVersionMismatch(t *testing.T) {
 	lib := shared(t)
-	p := lib.pipeline(t, NewExtractive(analysis.Terms), Options{})
-	p.deps.Embedder = otherVersion{lib.emb}
-	_, err := p.Ask(context.Background(), alice, Request{Question: "What is a vector?"}, nil)
+	p := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{},
+		func(d *qa.Deps) { d.Embedder = otherVersion{lib.Embed} })
+	_, err := p.Ask(context.Background(), alice, qa.Request{Question: "What is a vector?"}, nil)
 	require.Equal(t, citebook.EINVALID, citebook.ErrorCode(err))
 	require.Contains(t, citebook.ErrorMessage(err), "re-index")
-	_, err = p.Search(context.Background(), alice, Request{Question: "What is a vector?"})
+	_, err = p.Search(context.Background(), alice, qa.Request{Question: "What is a vector?"})
 	require.Equal(t, citebook.EINVALID, citebook.ErrorCode(err))
 }
 
-type otherVersion struct{ Embedder }
+type otherVersion struct{ qa.Embedder }
 
 func (o otherVersion) Version() citebook.EmbeddingVersion {
 	v := o.Embedder.Version()
@@ -405,10 +406,10 @@ func (o otherVersion) Version() citebook.EmbeddingVersion {
 
 func TestExtractiveFinanceBench(t *testing.T) {
 	lib := shared(t)
-	p := lib.pipeline(t, NewExtractive(analysis.Terms), Options{})
+	p := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
 	// FinanceBench DEV: evidence_page_num 3 (zero-based) → physical page 4.
 	q := "What is the amount of the cash proceeds that JnJ realised from the separation of Kenvue (formerly Consumer Health business segment), as of August 30, 2023?"
-	a, err := p.Ask(context.Background(), analyst, Request{Question: q}, nil)
+	a, err := p.Ask(context.Background(), analyst, qa.Request{Question: q}, nil)
 	require.NoError(t, err)
 	require.False(t, a.Refused, "%s %+v", a.Answer, a.Trace.Answerability)
 	require.NotEmpty(t, a.Citations)
@@ -421,13 +422,13 @@ func TestExtractiveFinanceBench(t *testing.T) {
 		}
 	}
 	require.True(t, found, "no citation of the evidence page: answer %q cites %v", a.Answer, fmt.Sprint(a.Citations))
-	require.Equal(t, ExtractiveModel, a.Trace.Model)
+	require.Equal(t, qa.ExtractiveModel, a.Trace.Model)
 }
 
 func TestSearchGroupsByQuery(t *testing.T) {
 	lib := shared(t)
-	p := lib.pipeline(t, NewExtractive(analysis.Terms), Options{})
-	res, err := p.Search(context.Background(), alice, Request{Question: "How is a list different from a vector?", K: 3})
+	p := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
+	res, err := p.Search(context.Background(), alice, qa.Request{Question: "How is a list different from a vector?", K: 3})
 	require.NoError(t, err)
 	require.Len(t, res, 1)
 	require.Equal(t, "How is a list different from a vector?", res[0].Query)
@@ -439,14 +440,14 @@ func TestSearchGroupsByQuery(t *testing.T) {
 			require.LessOrEqual(t, h.Score, res[0].Hits[i-1].Score)
 		}
 	}
-	_, err = p.Search(context.Background(), alice, Request{Question: "  "})
+	_, err = p.Search(context.Background(), alice, qa.Request{Question: "  "})
 	require.Equal(t, citebook.EINVALID, citebook.ErrorCode(err))
 }
 
 func TestExtractiveChinese(t *testing.T) {
 	lib := shared(t)
-	p := lib.pipeline(t, NewExtractive(analysis.Terms), Options{})
-	a, err := p.Ask(context.Background(), lin, Request{Question: "TeXworks 和 TeXstudio 等编辑器的编译功能是什么？"}, nil)
+	p := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
+	a, err := p.Ask(context.Background(), lin, qa.Request{Question: "TeXworks 和 TeXstudio 等编辑器的编译功能是什么？"}, nil)
 	require.NoError(t, err)
 	require.False(t, a.Refused, "%s %+v", a.Answer, a.Trace.Answerability)
 	require.NotEmpty(t, a.Citations)
@@ -461,7 +462,7 @@ func TestExtractiveChinese(t *testing.T) {
 	t.Logf("answer: %s", a.Answer)
 
 	// Other tenants' principals never reach the Chinese book.
-	res, err := p.Search(context.Background(), alice, Request{Question: "TeXworks 和 TeXstudio 等编辑器的编译功能是什么？"})
+	res, err := p.Search(context.Background(), alice, qa.Request{Question: "TeXworks 和 TeXstudio 等编辑器的编译功能是什么？"})
 	require.NoError(t, err)
 	for _, h := range res[0].Hits {
 		require.NotEqual(t, bookZH, h.Chunk.BookID)

@@ -129,40 +129,53 @@ const DefaultAnswerCoverage = 0.21
 // DefaultNothingMessage is the answer when retrieval finds nothing relevant.
 const DefaultNothingMessage = "Nothing in the books you can read is relevant to this question."
 
+// DefaultOptions are the pipeline's defaults, written once: NewPipeline
+// fills every zero field from them, and the command line shows them as the
+// flags' defaults. Fusion stays zero (DefaultFusion of the embedder's kind).
+func DefaultOptions() Options {
+	return Options{
+		K: 5, MaxK: 20, OverFetch: 4, Depth: 20,
+		RouteBonus:  1, // 0.3 and 0.5 lost CMRC passages to title matches; FinanceBench shared gained alike
+		MinScore:    0.2,
+		StrongScore: 0.45, LexicalRank: 3, LexicalCover: 0.6,
+		Neighbours: 1, ContextTokens: 3000, RerankPool: 3, SplitQueries: 5,
+		AnswerCoverage: DefaultAnswerCoverage,
+		NothingMessage: DefaultNothingMessage,
+	}
+}
+
+// withDefaults fills the fields left zero (or negative, where that means
+// nothing) from DefaultOptions; a negative AnswerCoverage stays, it turns
+// the check off.
 func (o Options) withDefaults() Options {
-	def := func(v *int, d int) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	def(&o.K, 5)
-	def(&o.MaxK, 20)
-	def(&o.OverFetch, 4)
-	def(&o.LexicalRank, 3)
-	def(&o.Neighbours, 1)
-	def(&o.ContextTokens, 3000)
-	def(&o.RerankPool, 3)
-	def(&o.SplitQueries, 5)
-	def(&o.Depth, 20)
-	if o.RouteBonus <= 0 {
-		o.RouteBonus = 1 // 0.3 and 0.5 lost CMRC passages to title matches; FinanceBench shared gained alike
-	}
-	if o.MinScore <= 0 {
-		o.MinScore = 0.2
-	}
-	if o.StrongScore <= 0 {
-		o.StrongScore = 0.45
-	}
-	if o.LexicalCover <= 0 {
-		o.LexicalCover = 0.6
-	}
+	d := DefaultOptions()
+	orDefault(&o.K, d.K)
+	orDefault(&o.MaxK, d.MaxK)
+	orDefault(&o.OverFetch, d.OverFetch)
+	orDefault(&o.LexicalRank, d.LexicalRank)
+	orDefault(&o.Neighbours, d.Neighbours)
+	orDefault(&o.ContextTokens, d.ContextTokens)
+	orDefault(&o.RerankPool, d.RerankPool)
+	orDefault(&o.SplitQueries, d.SplitQueries)
+	orDefault(&o.Depth, d.Depth)
+	orDefault(&o.RouteBonus, d.RouteBonus)
+	orDefault(&o.MinScore, d.MinScore)
+	orDefault(&o.StrongScore, d.StrongScore)
+	orDefault(&o.LexicalCover, d.LexicalCover)
 	if o.AnswerCoverage == 0 {
-		o.AnswerCoverage = DefaultAnswerCoverage
+		o.AnswerCoverage = d.AnswerCoverage
 	}
 	if o.NothingMessage == "" {
-		o.NothingMessage = DefaultNothingMessage
+		o.NothingMessage = d.NothingMessage
 	}
 	return o
+}
+
+// orDefault sets *v to d when it is zero or negative.
+func orDefault[T int | float64](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
 }
 
 // Pipeline answers questions; it is safe for concurrent use.

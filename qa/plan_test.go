@@ -1,4 +1,4 @@
-package qa
+package qa_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/citebook/citebook/analysis"
+	"github.com/citebook/citebook/qa"
 )
 
 func TestSplitIntoSubQueries(t *testing.T) {
@@ -18,13 +19,13 @@ func TestSplitIntoSubQueries(t *testing.T) {
 	for name, content := range replies {
 		t.Run(name, func(t *testing.T) {
 			srv, calls := scriptedServer(t, func([]scriptPassage, string) string { return content })
-			m, err := OpenModel(ModelConfig{Provider: "openai", URL: srv.URL + "/v1", Model: "scripted", Client: srv.Client()})
+			m, err := qa.OpenModel(qa.ModelConfig{Provider: "openai", URL: srv.URL + "/v1", Model: "scripted", Client: srv.Client()})
 			require.NoError(t, err)
-			p := lib.pipeline(t, NewExtractive(analysis.Terms), Options{})
-			p.deps.Planner = NewLLMPlanner(m)
+			p := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{},
+				func(d *qa.Deps) { d.Planner = qa.NewLLMPlanner(m) })
 			q := "How do I change the length of an object and what is a list?"
 
-			res, err := p.Search(context.Background(), alice, Request{Question: q, Split: true, K: 4})
+			res, err := p.Search(context.Background(), alice, qa.Request{Question: q, Split: true, K: 4})
 			require.NoError(t, err)
 			if name == "garbage" {
 				// A planner that fails costs the split, not the search.
@@ -41,7 +42,7 @@ func TestSplitIntoSubQueries(t *testing.T) {
 				require.NotEmpty(t, r.Hits, r.Query)
 			}
 
-			a, err := p.Ask(context.Background(), alice, Request{Question: q, Split: true}, nil)
+			a, err := p.Ask(context.Background(), alice, qa.Request{Question: q, Split: true}, nil)
 			require.NoError(t, err)
 			require.Len(t, a.Trace.SubQueries, 3)
 			queries := map[int]bool{}
@@ -52,7 +53,7 @@ func TestSplitIntoSubQueries(t *testing.T) {
 			require.False(t, a.Refused, a.Answer)
 			require.Equal(t, int32(2), calls.Load(), "one planning call per request")
 
-			a, err = p.Ask(context.Background(), alice, Request{Question: q}, nil)
+			a, err = p.Ask(context.Background(), alice, qa.Request{Question: q}, nil)
 			require.NoError(t, err)
 			require.Equal(t, []string{q}, a.Trace.SubQueries, "no split unless asked")
 		})

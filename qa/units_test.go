@@ -327,48 +327,6 @@ func TestExtractiveRanksByRetrieval(t *testing.T) {
 	}
 }
 
-func TestPipelineUsesHTTPReranker(t *testing.T) {
-	lib := shared(t)
-	var docs []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req rerankRequest
-		require.NoError(t, json.NewDecoder(r.Body).Decode(&req))
-		docs = req.Documents
-		// Score by length: the longest passage must lead the context.
-		type result struct {
-			Index int     `json:"index"`
-			Score float64 `json:"relevance_score"`
-		}
-		var out []result
-		for i, d := range req.Documents {
-			out = append(out, result{i, float64(len(d))})
-		}
-		require.NoError(t, json.NewEncoder(w).Encode(map[string]any{"results": out}))
-	}))
-	defer srv.Close()
-	p := lib.pipeline(t, NewExtractive(analysis.Terms), Options{})
-	p.deps.Reranker = NewHTTPReranker(srv.URL, "", "", srv.Client())
-	a, err := p.Ask(context.Background(), alice, Request{Question: "How do I change the length of an object?"}, nil)
-	require.NoError(t, err)
-	require.Greater(t, len(docs), 1)
-	longest := docs[0]
-	for _, d := range docs {
-		if len(d) > len(longest) {
-			longest = d
-		}
-	}
-	first, err := lib.vec.Get(context.Background(), a.Trace.Context[:1])
-	require.NoError(t, err)
-	require.Contains(t, longest, first[0].Text)
-	var reranked int
-	for _, h := range a.Trace.Retrieved {
-		if h.Rerank > 0 {
-			reranked++
-		}
-	}
-	require.Equal(t, len(docs), reranked)
-}
-
 func TestOpenModelRejectsBadConfig(t *testing.T) {
 	tests := []struct {
 		name string

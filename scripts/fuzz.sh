@@ -6,14 +6,15 @@
 # Each run has its address space capped (FUZZ_MEM_KB, default 4,000,000 KB
 # of virtual memory, which a Go process needs some of beyond its heap): an
 # input that makes a decoder blow up — a decompression bomb inflated whole —
-# crashes the fuzz worker and is recorded as a failing input. The ingest
-# targets include FuzzPDFStreamDecode (stream decoding under small limits),
-# FuzzDecryptAES256 and FuzzSniff.
+# crashes the fuzz worker and is recorded as a failing input. The PDF
+# reader's targets (./ingest/pdf) are FuzzParsePDF, FuzzPDFStreamDecode
+# (stream decoding under small limits) and FuzzDecryptAES256; ./ingest has
+# FuzzSniff and the EPUB, Markdown, text and OCR targets.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 duration="${1:-10s}"
 ran=0
-for pkg in ./analysis ./ingest ./index/internal/rowset ./index/lexical ./index/milvus ./qa ./acl ./web ./index/sqlite; do
+for pkg in ./analysis ./ingest ./ingest/pdf ./index/internal/rowset ./index/lexical ./index/milvus ./qa ./acl ./web ./index/sqlite; do
   for name in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
     echo "== $pkg $name ($duration)"
     log="$(mktemp)"

@@ -3,8 +3,6 @@ package web
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -21,16 +19,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/citebook/citebook"
-	"github.com/citebook/citebook/acl"
-	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/embedder"
-	"github.com/citebook/citebook/index/lexical"
-	"github.com/citebook/citebook/index/memstore"
-	"github.com/citebook/citebook/index/sqlite"
 	"github.com/citebook/citebook/ingest"
 	"github.com/citebook/citebook/internal/corpus"
-	"github.com/citebook/citebook/qa"
+	"github.com/citebook/citebook/internal/testlib"
 	"github.com/citebook/citebook/web/auth"
 )
 
@@ -48,42 +40,22 @@ func realServer(t *testing.T, books ...string) (string, string) {
 func realServerWith(t *testing.T, tweak func(*Config), books ...string) (string, string) {
 	t.Helper()
 	ctx := context.Background()
-	dir := t.TempDir()
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	meta, err := sqlite.Open(ctx, filepath.Join(dir, "citebook.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { meta.Close() })
-	vec, err := memstore.Open(ctx, filepath.Join(dir, "vectors"))
-	require.NoError(t, err)
-	t.Cleanup(func() { vec.Close() })
-	lex, err := lexical.Open(ctx, filepath.Join(dir, "lexical"))
-	require.NoError(t, err)
-	t.Cleanup(func() { lex.Close() })
-	emb, err := embedder.New(embedder.Config{Provider: "builtin"})
-	require.NoError(t, err)
-	builder := index.NewBuilder(meta, vec, lex, emb, index.BuilderOptions{Logger: log})
+	lib := testlib.Open(t, testlib.Config(t.TempDir()))
 	for _, b := range books {
-		path := corpus.Path(t, b)
 		id := strings.ToLower(strings.TrimSuffix(filepath.Base(b), filepath.Ext(b)))
-		_, err := builder.Index(ctx, index.BookInput{BookID: id, Tenant: "default", Path: path})
-		require.NoError(t, err)
+		testlib.Index(t, lib, index.BookInput{BookID: id, Tenant: "default", Path: corpus.Path(t, b)})
 	}
-	resolver := acl.NewResolver(meta, acl.NewStore(meta.SQL()), meta)
+	pipeline := testlib.Pipeline(t, lib)
 	tok, err := ingest.NewTokenizer()
 	require.NoError(t, err)
-	pipeline, err := qa.NewPipeline(qa.Deps{
-		Embedder: emb, Vectors: vec, Lexical: lex, Library: meta, Access: resolver,
-		Terms: analysis.Terms, Tokens: tok, Answerer: qa.NewExtractive(analysis.Terms), Logger: log, Geometry: meta,
-	}, qa.Options{})
-	require.NoError(t, err)
-	tokens := auth.NewStore(meta.SQL())
-	runner := index.NewRunner(builder, meta, index.RunnerOptions{Logger: log})
+	tokens := auth.NewStore(lib.Meta.SQL())
+	runner := lib.Runner(index.RunnerOptions{})
 	t.Cleanup(func() { runner.Close(context.Background()) })
 	cfg := Config{
-		Library: meta, Indexer: runner, Asker: pipeline, Searcher: pipeline,
+		Library: lib.Meta, Indexer: runner, Asker: pipeline, Searcher: pipeline,
 		Previewer: ingestPreviewer{tok: tok},
-		ACL:       resolver, Tokens: tokens, DataDir: dir, Registry: prometheus.NewRegistry(), Logger: log,
-		Grants: acl.NewManager(acl.NewStore(meta.SQL()), meta, meta),
+		ACL:       lib.ACL, Tokens: tokens, DataDir: lib.Config.Data, Registry: prometheus.NewRegistry(), Logger: lib.Log,
+		Grants: lib.Grants,
 	}
 	if tweak != nil {
 		tweak(&cfg)

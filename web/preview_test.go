@@ -12,7 +12,7 @@ import (
 type ingestPreviewer struct{ tok *ingest.Tokenizer }
 
 func (p ingestPreviewer) Preview(ctx context.Context, name string, r io.ReaderAt, size int64) (Preview, error) {
-	doc, err := ingest.Limits{}.Parse(ctx, name, r, size)
+	doc, err := ingest.ParseOptions{}.Parse(ctx, name, r, size)
 	if err != nil {
 		return Preview{}, err
 	}
@@ -21,5 +21,5 @@ func (p ingestPreviewer) Preview(ctx context.Context, name string, r io.ReaderAt
 }
 
 func (p ingestPreviewer) Sniff(ctx context.Context, name string, r io.ReaderAt, size int64) error {
-	return ingest.Limits{}.Sniff(ctx, name, r, size)
+	return ingest.ParseOptions{}.Sniff(ctx, name, r, size)
 }

@@ -152,30 +152,3 @@ func TestAskCommand(t *testing.T) {
 		require.Equal(t, citebook.EINVALID, citebook.ErrorCode(err))
 	})
 }
-
-// TestAnswererName checks the name reports and traces give each answering
-// setup, which eval compares runs by.
-func TestAnswererName(t *testing.T) {
-	for _, tt := range []struct {
-		o    answerOptions
-		want string
-	}{
-		{answerOptions{}, "extractive"},
-		{answerOptions{LLM: "none", LLMModel: "ignored"}, "extractive"},
-		{answerOptions{LLM: "openai", LLMModel: "gpt-4o-mini"}, "openai/gpt-4o-mini"},
-		{answerOptions{LLM: "ollama", LLMModel: "qwen2.5"}, "ollama/qwen2.5"},
-	} {
-		require.Equal(t, tt.want, tt.o.answerer(), tt.o)
-	}
-}
-
-// TestOpenAnsweringUnknownLLM checks a bad --llm is rejected as invalid
-// input once the library is open, with no app or pipeline returned.
-func TestOpenAnsweringUnknownLLM(t *testing.T) {
-	o := defaultAppOptions()
-	o.Data = t.TempDir()
-	a, p, err := openAnswering(t.Context(), o, answerOptions{LLM: "gpt"})
-	require.Equal(t, citebook.EINVALID, citebook.ErrorCode(err), err)
-	require.Nil(t, a)
-	require.Nil(t, p)
-}

@@ -9,12 +9,12 @@ import (
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/eval"
+	"github.com/citebook/citebook/internal/library"
 )
 
 // evalFlags are the flags of `citebook eval`.
 type evalFlags struct {
-	app     *appOptions
-	answer  *answerOptions
+	cfg     *library.Config
 	dataset string
 	format  string
 	corpus  string
@@ -26,7 +26,7 @@ type evalFlags struct {
 }
 
 func newEvalCmd() *cobra.Command {
-	f := &evalFlags{}
+	f := &evalFlags{cfg: newConfig()}
 	cmd := &cobra.Command{
 		Use:   "eval",
 		Short: "Measure retrieval, citations and refusals on a question set",
@@ -56,9 +56,9 @@ BM25 alone in the same run.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runEval(cmd, f) },
 	}
-	f.app = addAppFlags(cmd.Flags())
-	f.answer = addAnswerFlags(cmd.Flags())
 	fs := cmd.Flags()
+	addLibraryFlags(fs, f.cfg)
+	addAnswerFlags(fs, f.cfg)
 	fs.StringVar(&f.dataset, "dataset", "", "dataset file")
 	fs.StringVar(&f.format, "format", "jsonl", "dataset format: financebench, cmrc or jsonl")
 	fs.StringVar(&f.corpus, "corpus", "", "directory holding the dataset's documents (default: the dataset's directory)")
@@ -97,7 +97,7 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 	ds.OnlyBooks(f.books)
 	ds.Limit(f.limit)
 
-	a, p, err := openAnswering(ctx, *f.app, *f.answer)
+	a, p, err := library.OpenAnswering(ctx, *f.cfg, nil)
 	if err != nil {
 		return err
 	}
@@ -107,7 +107,7 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 		Scope:  f.scope,
 		Terms:  analysis.Terms,
 		Logger: a.Log,
-		Setup: eval.Setup{Embedder: a.Embed.Version().String(), Store: f.app.Store, Answerer: f.answer.answerer(),
+		Setup: eval.Setup{Embedder: a.Embed.Version().String(), Store: f.cfg.Store, Answerer: f.cfg.Answerer(),
 			Fusion:   fmt.Sprintf("%+v", p.Fusion()),
 			MinScore: p.Options().MinScore, AnswerCoverage: p.Options().AnswerCoverage},
 		Progress: func(done, total int) {

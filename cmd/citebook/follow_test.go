@@ -19,6 +19,7 @@ import (
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/ingest"
+	"github.com/citebook/citebook/internal/library"
 	"github.com/citebook/citebook/qa"
 )
 
@@ -57,10 +58,11 @@ func editions(t *testing.T, bookID string) (paths [2]string, ids [2]map[string]b
 	return paths, ids
 }
 
-func testAppOptions(data string) appOptions {
-	o := defaultAppOptions()
-	o.Data = data
-	return o
+// testConfig is the default configuration on the library in data.
+func testConfig(data string) library.Config {
+	c := library.Defaults()
+	c.Data = data
+	return c
 }
 
 // TestReindexLoopNeverCitesInvisibleChunks is issue 10 item 8: a server
@@ -76,7 +78,7 @@ func TestReindexLoopNeverCitesInvisibleChunks(t *testing.T) {
 	data := t.TempDir()
 	paths, ids := editions(t, "guide")
 
-	cli, err := openApp(ctx, testAppOptions(data))
+	cli, err := library.Open(ctx, testConfig(data), nil)
 	require.NoError(t, err)
 	defer cli.Close()
 	runner := index.NewRunner(cli.Builder, cli.Meta, index.RunnerOptions{Workers: 1, Logger: cli.Log})
@@ -87,7 +89,7 @@ func TestReindexLoopNeverCitesInvisibleChunks(t *testing.T) {
 	_, err = runner.Run(ctx, in(0))
 	require.NoError(t, err)
 
-	srv, pipeline, err := openAnswering(ctx, testAppOptions(data), answerOptions{LLM: "none"})
+	srv, pipeline, err := library.OpenAnswering(ctx, testConfig(data), nil)
 	require.NoError(t, err)
 	defer srv.Close()
 	go srv.Follow.Run(ctx, followEvery)
@@ -237,7 +239,7 @@ func TestServerAnswersBookIndexedByCLI(t *testing.T) {
 	t.Logf("book indexed by a CLI process answered by the running server %s after the CLI exited", took.Round(time.Millisecond))
 
 	// Deleted by another process: the server stops answering from it.
-	cli, err := openApp(context.Background(), testAppOptions(data))
+	cli, err := library.Open(context.Background(), testConfig(data), nil)
 	require.NoError(t, err)
 	require.NoError(t, cli.Builder.Delete(context.Background(), "guide"))
 	cli.Close()

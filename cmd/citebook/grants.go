@@ -13,7 +13,7 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/acl"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/internal/library"
 )
 
 // newGrantsCmd manages ACL grants: the CLI face of acl.Manager, the same
@@ -21,7 +21,7 @@ import (
 // opened; a running server reads grants per request, so changes made here
 // apply to its next request.
 func newGrantsCmd() *cobra.Command {
-	data := defaultAppOptions().Data
+	cfg := newConfig()
 	var tenant string
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -34,7 +34,7 @@ a grant opens them. Admins see every book of their tenant.
 
 Grants take effect on the next question, also in a running server.`,
 	}
-	cmd.PersistentFlags().StringVar(&data, "data", data, "library directory (env CITEBOOK_DATA)")
+	addDataFlag(cmd.PersistentFlags(), cfg)
 	cmd.PersistentFlags().StringVar(&tenant, "tenant", "default", "tenant of the grants")
 
 	var (
@@ -63,7 +63,7 @@ Grants take effect on the next question, also in a running server.`,
 			if deny {
 				g.Effect = acl.Deny
 			}
-			return withGrants(cmd.Context(), data, func(m *acl.Manager) error {
+			return withGrants(cmd.Context(), *cfg, func(m *acl.Manager) error {
 				saved, err := m.Add(cmd.Context(), g)
 				if err != nil {
 					return err
@@ -98,7 +98,7 @@ Grants take effect on the next question, also in a running server.`,
 		Short: "List the tenant's grants",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withGrants(cmd.Context(), data, func(m *acl.Manager) error {
+			return withGrants(cmd.Context(), *cfg, func(m *acl.Manager) error {
 				gs, err := m.List(cmd.Context(), tenant, book)
 				if err != nil {
 					return err
@@ -122,7 +122,7 @@ Grants take effect on the next question, also in a running server.`,
 			if err != nil {
 				return citebook.Errorf(citebook.EINVALID, "grant IDs are positive integers, not %q", args[0])
 			}
-			return withGrants(cmd.Context(), data, func(m *acl.Manager) error {
+			return withGrants(cmd.Context(), *cfg, func(m *acl.Manager) error {
 				if err := m.Remove(cmd.Context(), tenant, id); err != nil {
 					return err
 				}
@@ -170,11 +170,11 @@ func printGrants(out io.Writer, gs []acl.Grant) error {
 
 // withGrants opens the metadata database of an existing library for one
 // grants operation; grants name books, so a missing library is an error.
-func withGrants(ctx context.Context, data string, fn func(*acl.Manager) error) error {
-	if _, err := os.Stat(metaPath(data)); err != nil {
-		return citebook.Errorf(citebook.ENOTFOUND, "no library at %s (index a book first)", data)
+func withGrants(ctx context.Context, cfg library.Config, fn func(*acl.Manager) error) error {
+	if _, err := os.Stat(cfg.MetaPath()); err != nil {
+		return citebook.Errorf(citebook.ENOTFOUND, "no library at %s (index a book first)", cfg.Data)
 	}
-	db, err := sqlite.Open(ctx, metaPath(data))
+	db, err := library.OpenMeta(ctx, cfg)
 	if err != nil {
 		return err
 	}

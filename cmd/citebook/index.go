@@ -19,11 +19,12 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
+	"github.com/citebook/citebook/internal/library"
 )
 
 // indexFlags are the flags of `citebook index`.
 type indexFlags struct {
-	app      *appOptions
+	cfg      *library.Config
 	book     string
 	title    string
 	tenant   string
@@ -33,11 +34,10 @@ type indexFlags struct {
 	verify   bool
 	repair   bool
 	json     bool
-	deadline time.Duration
 }
 
 func newIndexCmd() *cobra.Command {
-	f := &indexFlags{}
+	f := &indexFlags{cfg: newConfig()}
 	cmd := &cobra.Command{
 		Use:   "index [FILE]",
 		Short: "Index a book (PDF, EPUB, Markdown, text), re-embedding only what changed",
@@ -55,8 +55,8 @@ chunks, embedded, upserted, deleted).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runIndex(cmd, f, args) },
 	}
-	f.app = addAppFlags(cmd.Flags())
 	fs := cmd.Flags()
+	addLibraryFlags(fs, f.cfg)
 	fs.StringVar(&f.book, "book", "", "book ID (default: the file name without extension)")
 	fs.StringVar(&f.title, "title", "", "book title (default: the title found in the file)")
 	fs.StringVar(&f.tenant, "tenant", "default", "tenant that owns the book")
@@ -65,10 +65,10 @@ chunks, embedded, upserted, deleted).`,
 	fs.BoolVar(&f.resume, "resume", false, "continue a failed build of the same content")
 	fs.BoolVar(&f.verify, "verify", false, "check the stores against the metadata after indexing")
 	fs.BoolVar(&f.repair, "repair", false, "with --verify: re-store missing chunks and delete extra ones")
-	fs.BoolVar(&f.app.Reembed, "reembed", false, "switch the library to this embedder, re-embedding the book")
+	fs.BoolVar(&f.cfg.Reembed, "reembed", f.cfg.Reembed, "switch the library to this embedder, re-embedding the book")
 	fs.BoolVar(&f.json, "json", false, "print results as JSON")
-	fs.DurationVar(&f.deadline, "deadline", index.DefaultJobDeadline, "longest one book's job may run before it is cancelled and fails")
-	fs.IntVar(&f.app.BatchSize, "batch-size", 0, "chunks per recorded batch, the unit of progress and --resume (default 200)")
+	fs.DurationVar(&f.cfg.JobDeadline, "deadline", f.cfg.JobDeadline, "longest one book's job may run before it is cancelled and fails")
+	fs.IntVar(&f.cfg.BatchSize, "batch-size", f.cfg.BatchSize, "chunks per recorded batch, the unit of progress and --resume")
 	return cmd
 }
 
@@ -103,7 +103,7 @@ func runIndex(cmd *cobra.Command, f *indexFlags, args []string) error {
 		return citebook.Errorf(citebook.EINVALID, "give a FILE to index, --manifest, or --verify --book ID")
 	}
 
-	a, err := openApp(ctx, *f.app)
+	a, err := library.Open(ctx, *f.cfg, nil)
 	if err != nil {
 		return err
 	}
@@ -111,8 +111,7 @@ func runIndex(cmd *cobra.Command, f *indexFlags, args []string) error {
 	// Books go through the same job runner as the server's uploads, one at
 	// a time: the deadline applies, and Ctrl-C cancels the running job,
 	// which records its end before the command exits.
-	runner := index.NewRunner(a.Builder, a.Meta, index.RunnerOptions{Workers: 1, Deadline: f.deadline,
-		Grace: 3 * time.Second, Logger: a.Log})
+	runner := a.Runner(index.RunnerOptions{Workers: 1, Grace: 3 * time.Second})
 	defer runner.Close(context.WithoutCancel(ctx))
 	out := cmd.OutOrStdout()
 	enc := json.NewEncoder(out)
@@ -151,7 +150,7 @@ func runIndex(cmd *cobra.Command, f *indexFlags, args []string) error {
 }
 
 // runVerify verifies (and maybe repairs) one book and prints the report.
-func runVerify(cmd *cobra.Command, a *app, bookID string, f *indexFlags) error {
+func runVerify(cmd *cobra.Command, a *library.Library, bookID string, f *indexFlags) error {
 	rep, err := a.Builder.Verify(cmd.Context(), bookID, f.repair)
 	if err != nil {
 		return err

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/internal/library"
 )
 
 // jobView is a job with its batches, as `citebook jobs --json` prints it.
@@ -31,19 +31,19 @@ func newJobsCmd() *cobra.Command {
 		Short: "Show index job history, batch states and failure reasons",
 		Args:  cobra.NoArgs,
 	}
-	data := defaultAppOptions().Data
-	cmd.Flags().StringVar(&data, "data", data, "library directory (env CITEBOOK_DATA)")
+	cfg := newConfig()
+	addDataFlag(cmd.Flags(), cfg)
 	cmd.Flags().StringVar(&book, "book", "", "only this book's jobs")
 	cmd.Flags().IntVar(&limit, "limit", 20, "show at most this many jobs, newest first (0: all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print jobs with their batches as JSON")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
-		db, err := sqlite.Open(ctx, metaPath(data))
+		db, err := library.OpenMeta(ctx, *cfg)
 		if err != nil {
 			return err
 		}
 		defer db.Close()
-		recoverJobs(ctx, db, slog.Default())
+		library.RecoverJobs(ctx, db, slog.Default())
 		jobs, err := db.Jobs(ctx, book)
 		if err != nil {
 			return err

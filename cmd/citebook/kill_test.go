@@ -25,9 +25,9 @@ import (
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/memstore"
 	"github.com/citebook/citebook/index/milvus"
-	"github.com/citebook/citebook/index/sqlite"
 	"github.com/citebook/citebook/index/storetest"
 	"github.com/citebook/citebook/internal/corpus"
+	"github.com/citebook/citebook/internal/library"
 )
 
 // childEnv makes the test binary run the citebook CLI instead of the tests
@@ -58,7 +58,7 @@ func childMain() int {
 	}
 	root := newRoot()
 	root.SetArgs(os.Args[1:])
-	err := root.ExecuteContext(context.WithValue(context.Background(), failPointKey{}, hook))
+	err := root.ExecuteContext(context.WithValue(context.Background(), library.FailPointKey{}, hook))
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "citebook: %s\n", citebook.ErrorMessage(err))
 		return exitCode(err)
@@ -136,7 +136,7 @@ func snapshot(t *testing.T, data, bookID string) libState {
 func snapshotWith(t *testing.T, data, bookID string, vec chunkReader) libState {
 	t.Helper()
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, metaPath(data))
+	db, err := library.OpenMeta(ctx, library.Config{Data: data})
 	require.NoError(t, err)
 	defer db.Close()
 	st := libState{Rows: map[int][]string{}, Stores: map[string][]string{}}
@@ -241,21 +241,21 @@ func TestCLIKillMatchesFailPoints(t *testing.T) {
 
 			// The CLI runs the build on a queue goroutine, where a panic
 			// cannot be recovered; the simulation calls the same builder,
-			// wired by the same openApp, directly.
+			// wired by the same library.Open, directly.
 			crashed := func() (p string) {
 				defer func() {
 					if r := recover(); r != nil {
 						p = fmt.Sprint(r)
 					}
 				}()
-				ctx := context.WithValue(context.Background(), failPointKey{}, func(name string) {
+				ctx := context.WithValue(context.Background(), library.FailPointKey{}, func(name string) {
 					if name == point {
 						panic(name)
 					}
 				})
-				o := defaultAppOptions()
-				o.Data, o.BatchSize = sim, 2
-				a, err := openApp(ctx, o)
+				c := library.Defaults()
+				c.Data, c.BatchSize = sim, 2
+				a, err := library.Open(ctx, c, nil)
 				require.NoError(t, err)
 				defer a.Close()
 				a.Builder.Index(ctx, index.BookInput{BookID: "guide", Tenant: "acme", Path: v2})
@@ -367,7 +367,7 @@ func runKillMidBuild(t *testing.T, storeArgs []string, openVec func(data string)
 	pdf := corpus.Path(t, "books/R-intro.pdf")
 	data := t.TempDir()
 	build := append([]string{"index", pdf, "--book", "r", "--tenant", "acme", "--data", data, "--batch-size", "20"}, storeArgs...)
-	db, err := sqlite.Open(ctx, metaPath(data)) // migrated before the child starts, not by both at once
+	db, err := library.OpenMeta(ctx, library.Config{Data: data}) // migrated before the child starts, not by both at once
 	require.NoError(t, err)
 	defer db.Close()
 	cmd, _ := child(t, []string{"CITEBOOK_TEST_SLOW=150ms"}, build...)

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/internal/library"
 )
 
 func main() {
@@ -33,11 +35,23 @@ func newRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "citebook",
 		Short:         "Answer questions about books with citations a reader can check",
+		Long:          "Answer questions about books with citations a reader can check.\n\n" + envHelp(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.AddCommand(commands()...)
 	return root
+}
+
+// envHelp lists the environment variables citebook reads, from the one
+// list library.FromEnv applies; flags win over them.
+func envHelp() string {
+	var b strings.Builder
+	b.WriteString("Environment (flags win over it):\n")
+	for _, e := range library.Env() {
+		fmt.Fprintf(&b, "  %-22s %s\n", e.Name, e.What)
+	}
+	return b.String()
 }
 
 // commands lists the subcommands; each lives in a file of its own.

@@ -67,7 +67,7 @@ func newParseCmd() *cobra.Command {
 				return citebook.Errorf(citebook.EINVALID, "--max-tokens must be at least 32")
 			}
 			opt.MinTokens = min(opt.MinTokens, opt.MaxTokens/2)
-			doc, err := lim.ParseFile(cmd.Context(), args[0])
+			doc, err := ingest.ParseOptions{Limits: lim}.ParseFile(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}

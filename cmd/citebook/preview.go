@@ -20,7 +20,7 @@ type previewer struct {
 
 // Preview parses and splits the file; nothing is stored.
 func (p previewer) Preview(ctx context.Context, name string, r io.ReaderAt, size int64) (web.Preview, error) {
-	doc, err := p.limits.Parse(ctx, name, r, size)
+	doc, err := ingest.ParseOptions{Limits: p.limits}.Parse(ctx, name, r, size)
 	if err != nil {
 		return web.Preview{}, err
 	}
@@ -31,5 +31,5 @@ func (p previewer) Preview(ctx context.Context, name string, r io.ReaderAt, size
 // Sniff runs the checks Parse starts with (empty, binary, truncated,
 // password-protected) without reading the content.
 func (p previewer) Sniff(ctx context.Context, name string, r io.ReaderAt, size int64) error {
-	return p.limits.Sniff(ctx, name, r, size)
+	return ingest.ParseOptions{Limits: p.limits}.Sniff(ctx, name, r, size)
 }

@@ -8,8 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -19,35 +17,26 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/citebook/citebook"
-	"github.com/citebook/citebook/acl"
 	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/ingest"
+	"github.com/citebook/citebook/internal/library"
 	"github.com/citebook/citebook/web"
 	"github.com/citebook/citebook/web/auth"
 )
 
 // serveFlags are the flags of `citebook serve`.
 type serveFlags struct {
-	app       *appOptions
-	answer    *answerOptions
-	addr      string
-	rate      float64
-	burst     int
-	maxUpload int64
-	mcpStdio  bool
-	token     string
-	tenant    string
-	user      string
-	groups    []string
-	admin     bool
-	pprof     string
-	workers   int
-	deadline  time.Duration
-	cors      []string
+	cfg      *library.Config
+	mcpStdio bool
+	tenant   string
+	user     string
+	groups   []string
+	admin    bool
+	pprof    string
 }
 
 func newServeCmd() *cobra.Command {
-	f := &serveFlags{}
+	f := &serveFlags{cfg: newConfig()}
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the JSON API, the MCP server and the reader page",
@@ -71,29 +60,31 @@ agents), as the principal of --token or of --tenant/--user/--groups/--admin.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd, f) },
 	}
-	f.app = addAppFlags(cmd.Flags())
-	f.answer = addAnswerFlags(cmd.Flags())
 	fs := cmd.Flags()
-	fs.StringVar(&f.addr, "addr", envOr("CITEBOOK_ADDR", "127.0.0.1:8080"), "listen address (env CITEBOOK_ADDR)")
-	fs.Float64Var(&f.rate, "rate", 20, "requests per second allowed per token (0: unlimited)")
-	fs.IntVar(&f.burst, "burst", 40, "requests a token may send at once above --rate")
-	fs.Int64Var(&f.maxUpload, "max-upload", 256<<20, "largest book upload in bytes")
+	c := f.cfg
+	addLibraryFlags(fs, c)
+	addAnswerFlags(fs, c)
+	fs.StringVar(&c.Serve.Addr, "addr", c.Serve.Addr, "listen address (env CITEBOOK_ADDR)")
+	fs.Float64Var(&c.Serve.Rate, "rate", c.Serve.Rate, "requests per second allowed per token (0: unlimited)")
+	fs.IntVar(&c.Serve.Burst, "burst", c.Serve.Burst, "requests a token may send at once above --rate")
+	fs.Int64Var(&c.Serve.MaxUpload, "max-upload", c.Serve.MaxUpload, "largest book upload in bytes")
 	fs.BoolVar(&f.mcpStdio, "mcp-stdio", false, "serve MCP on stdin/stdout instead of HTTP")
-	fs.StringVar(&f.token, "token", os.Getenv("CITEBOOK_TOKEN"), "with --mcp-stdio: run as this token's principal (env CITEBOOK_TOKEN)")
+	fs.StringVar(&c.Serve.Token, "token", c.Serve.Token, "with --mcp-stdio: run as this token's principal (env CITEBOOK_TOKEN)")
 	fs.StringVar(&f.tenant, "tenant", "default", "tenant of the local principal (zero-config and --mcp-stdio)")
 	fs.StringVar(&f.user, "user", "local", "user of the local principal")
 	fs.StringSliceVar(&f.groups, "groups", nil, "groups of the local principal (--mcp-stdio)")
 	fs.BoolVar(&f.admin, "admin", true, "the --mcp-stdio principal is a tenant admin")
-	fs.IntVar(&f.workers, "index-workers", 2, "index jobs run at once (a job running over a minute stops counting, so small books never wait behind a huge one)")
-	fs.DurationVar(&f.deadline, "job-deadline", index.DefaultJobDeadline, "longest an index job may run before it is cancelled and fails")
+	fs.IntVar(&c.Serve.Workers, "index-workers", c.Serve.Workers, "index jobs run at once (a job running over a minute stops counting, so small books never wait behind a huge one)")
+	fs.DurationVar(&c.JobDeadline, "job-deadline", c.JobDeadline, "longest an index job may run before it is cancelled and fails")
 	fs.StringVar(&f.pprof, "pprof", "", "serve net/http/pprof on this loopback address, e.g. 127.0.0.1:6060 (profiling)")
-	fs.StringSliceVar(&f.cors, "cors-origin", envList("CITEBOOK_CORS_ORIGINS"), "browser origins allowed to call the API with a token, e.g. https://app.example.com (env CITEBOOK_CORS_ORIGINS, comma-separated)")
+	fs.StringSliceVar(&c.Serve.CORSOrigins, "cors-origin", c.Serve.CORSOrigins, "browser origins allowed to call the API with a token, e.g. https://app.example.com (env CITEBOOK_CORS_ORIGINS, comma-separated)")
 	return cmd
 }
 
 func runServe(cmd *cobra.Command, f *serveFlags) error {
 	ctx := cmd.Context()
-	a, pipeline, err := openAnswering(ctx, *f.app, *f.answer)
+	c := f.cfg
+	a, pipeline, err := library.OpenAnswering(ctx, *c, nil)
 	if err != nil {
 		return err
 	}
@@ -103,8 +94,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		return citebook.Wrap(err, citebook.EINTERNAL, "loading the tokenizer")
 	}
 	tokens := auth.NewStore(a.Meta.SQL())
-	runner := index.NewRunner(a.Builder, a.Meta, index.RunnerOptions{
-		Workers: f.workers, Deadline: f.deadline, Logger: a.Log})
+	runner := a.Runner(index.RunnerOptions{Workers: c.Serve.Workers})
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
@@ -118,11 +108,10 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	cfg := web.Config{
 		Library: a.Meta, Indexer: runner, Asker: pipeline, Searcher: pipeline,
-		Previewer: previewer{tok: tok, opts: ingest.DefaultChunkOptions(), limits: ingest.Limits{Timeout: a.Opts.ParseTimeout}},
-		ACL:       acl.NewResolver(a.Meta, acl.NewStore(a.Meta.SQL()), a.Meta),
-		Grants:    acl.NewManager(acl.NewStore(a.Meta.SQL()), a.Meta, a.Meta), CORSOrigins: f.cors,
-		Tokens: tokens, DataDir: a.Opts.Data, MaxUpload: f.maxUpload,
-		RatePerToken: rate.Limit(f.rate), RateBurst: f.burst, Registry: reg, Logger: a.Log,
+		Previewer: previewer{tok: tok, opts: ingest.DefaultChunkOptions(), limits: c.ParseLimits()},
+		ACL:       a.ACL, Grants: a.Grants, CORSOrigins: c.Serve.CORSOrigins,
+		Tokens: tokens, DataDir: c.Data, MaxUpload: c.Serve.MaxUpload,
+		RatePerToken: rate.Limit(c.Serve.Rate), RateBurst: c.Serve.Burst, Registry: reg, Logger: a.Log,
 		Ready: map[string]web.Check{
 			"metadata": func(ctx context.Context) error {
 				return citebook.Wrap(a.Meta.SQL().PingContext(ctx), citebook.EUNAVAILABLE, "metadata database unreachable")
@@ -140,8 +129,8 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	}
 	local := citebook.Principal{Tenant: f.tenant, User: f.user, Groups: f.groups, Admin: f.admin}
 	if f.mcpStdio {
-		if f.token != "" {
-			t, err := tokens.Lookup(ctx, f.token)
+		if c.Serve.Token != "" {
+			t, err := tokens.Lookup(ctx, c.Serve.Token)
 			if err != nil {
 				return err
 			}
@@ -170,16 +159,16 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		return err
 	}
 	switch {
-	case !issued && isLoopback(f.addr):
+	case !issued && isLoopback(c.Serve.Addr):
 		// The server re-checks per request: a token created later, by any
 		// process, ends the mode at once.
 		local.Groups, local.Admin = nil, true
 		cfg.LocalPrincipal = &local
 		a.Log.Warn("zero-config mode: no API token has been created and the server is bound to loopback, so requests without a token from this machine run as the local admin; creating a token turns this off for good",
-			"tenant", local.Tenant, "user", local.User, "addr", f.addr)
+			"tenant", local.Tenant, "user", local.User, "addr", c.Serve.Addr)
 	case active == 0:
 		a.Log.Warn("no API tokens exist and the server is not bound to loopback: every request will be refused until you run `citebook tokens create`",
-			"addr", f.addr)
+			"addr", c.Serve.Addr)
 	}
 	srv, err := web.New(cfg)
 	if err != nil {
@@ -193,13 +182,13 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 			return err
 		}
 	}
-	ln, err := net.Listen("tcp", f.addr)
+	ln, err := net.Listen("tcp", c.Serve.Addr)
 	if err != nil {
-		return citebook.Wrap(err, citebook.EINVALID, "cannot listen on %s", f.addr)
+		return citebook.Wrap(err, citebook.EINVALID, "cannot listen on %s", c.Serve.Addr)
 	}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(a.Log.Handler(), slog.LevelWarn)}
-	a.Log.Info("serving", "addr", "http://"+ln.Addr().String(), "data", a.Opts.Data, "store", a.Opts.Store, "llm", f.answer.LLM)
+	a.Log.Info("serving", "addr", "http://"+ln.Addr().String(), "data", c.Data, "store", c.Store, "llm", c.LLM.Provider)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -259,15 +248,4 @@ func isLoopback(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-// envList splits a comma-separated environment variable; nil when unset.
-func envList(key string) []string {
-	var out []string
-	for _, v := range strings.Split(os.Getenv(key), ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
 }

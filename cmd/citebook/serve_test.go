@@ -70,7 +70,7 @@ func TestTokensCommand(t *testing.T) {
 	require.NotContains(t, out, secret, "list never shows secrets")
 
 	check := func() error {
-		return withTokens(context.Background(), data, func(s *auth.Store) error {
+		return withTokens(context.Background(), testConfig(data), func(s *auth.Store) error {
 			_, err := s.Lookup(context.Background(), secret)
 			return err
 		})

@@ -11,14 +11,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/citebook/citebook"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/internal/library"
 	"github.com/citebook/citebook/web/auth"
 )
 
 // newTokensCmd manages the API tokens of the web API and MCP server. Only
 // the metadata database is opened: tokens need no stores or models.
 func newTokensCmd() *cobra.Command {
-	data := defaultAppOptions().Data
+	cfg := newConfig()
 	cmd := &cobra.Command{
 		Use:   "tokens",
 		Short: "Create, list and revoke API tokens for serve",
@@ -31,7 +31,7 @@ Creating the first token ends serve's zero-config mode for good — at once,
 also in a server that is already running — and revoking every token does
 not bring it back: from then on every request needs a token.`,
 	}
-	cmd.PersistentFlags().StringVar(&data, "data", data, "library directory (env CITEBOOK_DATA)")
+	addDataFlag(cmd.PersistentFlags(), cfg)
 
 	var p citebook.Principal
 	var asJSON bool
@@ -40,7 +40,7 @@ not bring it back: from then on every request needs a token.`,
 		Short: "Create a token and print it once",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withTokens(cmd.Context(), data, func(s *auth.Store) error {
+			return withTokens(cmd.Context(), *cfg, func(s *auth.Store) error {
 				secret, t, err := s.Create(cmd.Context(), p)
 				if err != nil {
 					return err
@@ -67,7 +67,7 @@ not bring it back: from then on every request needs a token.`,
 		Short: "List tokens (never their secrets)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return withTokens(cmd.Context(), data, func(s *auth.Store) error {
+			return withTokens(cmd.Context(), *cfg, func(s *auth.Store) error {
 				ts, err := s.List(cmd.Context())
 				if err != nil {
 					return err
@@ -99,7 +99,7 @@ not bring it back: from then on every request needs a token.`,
 		Short: "Revoke a token by the ID shown by list",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return withTokens(cmd.Context(), data, func(s *auth.Store) error {
+			return withTokens(cmd.Context(), *cfg, func(s *auth.Store) error {
 				if err := s.Revoke(cmd.Context(), args[0]); err != nil {
 					return err
 				}
@@ -114,11 +114,11 @@ not bring it back: from then on every request needs a token.`,
 
 // withTokens opens the metadata database of a library (creating it and
 // applying migrations if needed) for one token operation.
-func withTokens(ctx context.Context, data string, fn func(*auth.Store) error) error {
-	if err := os.MkdirAll(data, 0o755); err != nil {
-		return citebook.Wrap(err, citebook.EINVALID, "cannot create library directory %s", data)
+func withTokens(ctx context.Context, cfg library.Config, fn func(*auth.Store) error) error {
+	if err := os.MkdirAll(cfg.Data, 0o755); err != nil {
+		return citebook.Wrap(err, citebook.EINVALID, "cannot create library directory %s", cfg.Data)
 	}
-	db, err := sqlite.Open(ctx, metaPath(data))
+	db, err := library.OpenMeta(ctx, cfg)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 // Package hostile writes the adversarial PDFs of issue 10 — a Flate bomb and
 // a many-page file sharing one huge content stream — so the parser's tests
-// and bench/hostile.sh build the very same files instead of shipping them.
+// and bench/hostile.sh build the very same files instead of shipping them;
+// PDF assembles the small hand-made files the tests need besides.
 package hostile
 
 import (
@@ -59,14 +60,37 @@ func (p *pdfWriter) stream(filter string, data []byte) int {
 	return id
 }
 
-func (p *pdfWriter) finish(root int) error {
+// finish writes the cross-reference table and a trailer naming root, with
+// extra trailer entries (an /Encrypt dictionary, an /ID).
+func (p *pdfWriter) finish(root int, extra ...string) error {
 	xref := p.n
 	p.write("xref\n0 " + strconv.Itoa(len(p.offsets)+1) + "\n0000000000 65535 f \n")
 	for _, off := range p.offsets {
 		p.write(fmt.Sprintf("%010d 00000 n \n", off))
 	}
-	p.write(fmt.Sprintf("trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(p.offsets)+1, root, xref))
+	trailer := fmt.Sprintf("/Size %d /Root %d 0 R", len(p.offsets)+1, root)
+	for _, e := range extra {
+		trailer += " " + e
+	}
+	p.write("trailer\n<< " + trailer + " >>\nstartxref\n" + strconv.FormatInt(xref, 10) + "\n%%EOF\n")
 	return p.w.Flush()
+}
+
+// PDF assembles a PDF from numbered object bodies (object 1 the catalog)
+// with a correct cross-reference table and trailer entries extra, for
+// inputs the corpus does not have.
+func PDF(objects []string, extra string) []byte {
+	var b bytes.Buffer
+	p := newPDFWriter(&b)
+	for _, o := range objects {
+		p.object(o)
+	}
+	if extra == "" {
+		p.finish(1)
+	} else {
+		p.finish(1, extra)
+	}
+	return b.Bytes()
 }
 
 // deflate returns the zlib stream of prefix, n bytes made by repeating

@@ -1,0 +1,174 @@
+// Package library is where a citebook library is wired, once: its
+// configuration (every setting in one struct, the defaults in one place, the
+// environment read in one place) and Open, the one constructor of the
+// metadata database, the stores, the embedder, the builder and the answering
+// pipeline.
+//
+// Only the command (cmd/citebook) and the test helper (internal/testlib)
+// import it, so "only cmd wires it all" holds in production while tests open
+// libraries exactly as the binary does; TestOnlyCmdWires checks it.
+package library
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/citebook/citebook/index"
+	"github.com/citebook/citebook/index/embedder"
+	"github.com/citebook/citebook/qa"
+)
+
+// Store names.
+const (
+	StoreEmbedded = "embedded" // the in-process vector store (index/memstore), the default
+	StoreMilvus   = "milvus"
+)
+
+// Config is every setting of a citebook process. Defaults returns it with
+// the defaults and FromEnv with the environment applied on top; command-line
+// flags then overwrite single fields. Settings a package owns (qa's
+// thresholds, the builder's batch size, the job deadline) take that
+// package's exported default, never a second copy.
+type Config struct {
+	Data   string // library directory: metadata DB, embedded vectors, lexical index
+	Store  string // StoreEmbedded or StoreMilvus
+	Milvus Milvus
+
+	// Embed is the embedder; its APIKey comes from CITEBOOK_EMBED_KEY only,
+	// never a flag (flags show in ps).
+	Embed   embedder.Config
+	Reembed bool // let the builder switch the library to this embedder
+
+	// ParseTimeout bounds parsing one book; 0 leaves it to ingest, which
+	// allows OCR longer than a text layer.
+	ParseTimeout time.Duration
+	OCRLanguages string // Tesseract language data for scanned PDFs ("eng", "eng+chi_sim")
+	BatchSize    int    // chunks per recorded index batch
+	JobDeadline  time.Duration
+
+	// LLM is the answering model; Provider "none" (or empty) is the
+	// extractive answerer. Key comes from CITEBOOK_LLM_KEY only.
+	LLM    qa.ModelConfig
+	Rerank Rerank
+	Answer qa.Options // thresholds and budgets of the answering pipeline
+
+	Serve Serve
+}
+
+// Milvus locates the Milvus collection when Store is StoreMilvus.
+type Milvus struct {
+	Addr       string // host:port
+	Collection string
+}
+
+// Rerank is an optional rerank endpoint; without a URL passages are
+// reranked by term overlap.
+type Rerank struct {
+	URL   string
+	Model string
+	Key   string // from CITEBOOK_RERANK_KEY only
+}
+
+// Serve configures `citebook serve`.
+type Serve struct {
+	Addr        string
+	Rate        float64 // requests per second per token (0: unlimited)
+	Burst       int
+	MaxUpload   int64
+	Workers     int // index jobs run at once
+	CORSOrigins []string
+	Token       string // with MCP on stdio: run as this token's principal
+}
+
+// LLMNone is the provider name of the extractive answerer.
+const LLMNone = "none"
+
+// Defaults is the configuration of a fresh install: embedded stores in
+// ~/.citebook, the builtin embedder, the extractive answerer, loopback only.
+func Defaults() Config {
+	data := ".citebook"
+	if home, err := os.UserHomeDir(); err == nil {
+		data = filepath.Join(home, ".citebook")
+	}
+	return Config{
+		Data:         data,
+		Store:        StoreEmbedded,
+		Milvus:       Milvus{Collection: "citebook"},
+		Embed:        embedder.Config{Provider: embedder.ProviderBuiltin, BatchSize: embedder.DefaultBatchSize},
+		OCRLanguages: "eng",
+		BatchSize:    index.DefaultBatchSize,
+		JobDeadline:  index.DefaultJobDeadline,
+		LLM:          qa.ModelConfig{Provider: LLMNone},
+		Answer:       qa.DefaultOptions(),
+		Serve: Serve{
+			Addr:      "127.0.0.1:8080",
+			Rate:      20,
+			Burst:     40,
+			MaxUpload: 256 << 20,
+			Workers:   index.DefaultWorkers,
+		},
+	}
+}
+
+// Env lists the environment variables citebook reads, each with what it
+// sets; FromEnv applies them and the help texts name them from here.
+func Env() []EnvVar {
+	return []EnvVar{
+		{"CITEBOOK_DATA", "library directory (--data)", func(c *Config, v string) { c.Data = v }},
+		{"MILVUS_ADDR", "Milvus address host:port (--milvus-addr)", func(c *Config, v string) { c.Milvus.Addr = v }},
+		{"CITEBOOK_EMBED_KEY", "API key of the embedding server (no flag)", func(c *Config, v string) { c.Embed.APIKey = v }},
+		{"CITEBOOK_LLM", "answerer: none, openai or ollama (--llm)", func(c *Config, v string) { c.LLM.Provider = v }},
+		{"CITEBOOK_LLM_URL", "model API base URL (--llm-url)", func(c *Config, v string) { c.LLM.URL = v }},
+		{"CITEBOOK_LLM_MODEL", "model name (--llm-model)", func(c *Config, v string) { c.LLM.Model = v }},
+		{"CITEBOOK_LLM_KEY", "API key of the model server (no flag)", func(c *Config, v string) { c.LLM.Key = v }},
+		{"CITEBOOK_RERANK_URL", "rerank endpoint (--rerank-url)", func(c *Config, v string) { c.Rerank.URL = v }},
+		{"CITEBOOK_RERANK_KEY", "API key of the rerank server (no flag)", func(c *Config, v string) { c.Rerank.Key = v }},
+		{"CITEBOOK_ADDR", "serve's listen address (--addr)", func(c *Config, v string) { c.Serve.Addr = v }},
+		{"CITEBOOK_TOKEN", "serve --mcp-stdio runs as this token's principal (--token)", func(c *Config, v string) { c.Serve.Token = v }},
+		{"CITEBOOK_CORS_ORIGINS", "browser origins allowed with a token, comma-separated (--cors-origin)",
+			func(c *Config, v string) { c.Serve.CORSOrigins = splitList(v) }},
+	}
+}
+
+// EnvVar is one environment variable and the setting it fills.
+type EnvVar struct {
+	Name string
+	What string
+	set  func(*Config, string)
+}
+
+// FromEnv is Defaults with every set, non-empty variable of Env applied;
+// getenv is os.Getenv in the binary.
+func FromEnv(getenv func(string) string) Config {
+	c := Defaults()
+	for _, e := range Env() {
+		if v := getenv(e.Name); v != "" {
+			e.set(&c, v)
+		}
+	}
+	return c
+}
+
+// MetaPath is where the metadata database of a library lives.
+func (c Config) MetaPath() string { return filepath.Join(c.Data, "citebook.db") }
+
+// Answerer names the answering setup as reports and traces show it.
+func (c Config) Answerer() string {
+	if c.LLM.Provider == "" || c.LLM.Provider == LLMNone {
+		return "extractive"
+	}
+	return c.LLM.Provider + "/" + c.LLM.Model
+}
+
+// splitList splits a comma-separated value, dropping empty items.
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}

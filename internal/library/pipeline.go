@@ -1,0 +1,84 @@
+package library
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/analysis"
+	"github.com/citebook/citebook/index"
+	"github.com/citebook/citebook/ingest"
+	"github.com/citebook/citebook/qa"
+)
+
+// Deps are the answering pipeline's dependencies over the library —
+// retrieval through the follower, so books another process changed are
+// seen — without an answerer; Pipeline adds the configured one, tests
+// their own.
+func (l *Library) Deps() qa.Deps {
+	deps := qa.Deps{
+		Embedder: l.Embed,
+		Vectors:  index.FreshVectors{VectorStore: l.Vectors, F: l.Follow},
+		Lexical:  index.FreshLexical{LexicalIndex: l.Lexical, F: l.Follow},
+		Library:  l.Meta,
+		Access:   l.ACL,
+		Terms:    analysis.Terms,
+		Books:    l.Meta,
+		Logger:   l.Log,
+		Geometry: l.Meta,
+	}
+	// The follower's wrapper hides the lexical index's term statistics, by
+	// which answerability weighs a question's terms; hand them over as
+	// such (searches sync before the statistics are read).
+	if s, ok := l.Lexical.(qa.TermStats); ok {
+		deps.Stats = s
+	}
+	if tok, err := ingest.NewTokenizer(); err == nil {
+		deps.Tokens = tok
+	} else {
+		l.Log.Warn("tokenizer unavailable; estimating context tokens", "err", err)
+	}
+	return deps
+}
+
+// Pipeline wires the answering pipeline the configuration describes: the
+// extractive answerer, or a model (with the extractive one as fallback and
+// the model as planner), the optional rerank endpoint and the thresholds.
+func (l *Library) Pipeline() (*qa.Pipeline, error) {
+	c := l.Config
+	deps := l.Deps()
+	switch c.LLM.Provider {
+	case "", LLMNone:
+		deps.Answerer = qa.NewExtractive(analysis.Terms)
+	case "openai", "ollama":
+		m, err := qa.OpenModel(c.LLM)
+		if err != nil {
+			return nil, err
+		}
+		deps.Answerer = qa.NewLLMAnswerer(m, c.Answerer()).Constrain(c.LLM).Timeout(c.LLM.Timeout)
+		deps.Fallback = qa.NewExtractive(analysis.Terms)
+		deps.Planner = qa.NewLLMPlanner(m)
+	default:
+		return nil, citebook.Errorf(citebook.EINVALID, "unknown --llm %q (none, openai or ollama)", c.LLM.Provider)
+	}
+	if c.Rerank.URL != "" {
+		deps.Reranker = qa.NewHTTPReranker(c.Rerank.URL, c.Rerank.Model, c.Rerank.Key, nil)
+	}
+	return qa.NewPipeline(deps, c.Answer)
+}
+
+// OpenAnswering opens the library and wires its pipeline, the start every
+// answering command (ask, serve, eval) shares. The caller closes the
+// library; on error nothing is left open.
+func OpenAnswering(ctx context.Context, c Config, log *slog.Logger) (*Library, *qa.Pipeline, error) {
+	l, err := Open(ctx, c, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := l.Pipeline()
+	if err != nil {
+		l.Close()
+		return nil, nil, err
+	}
+	return l, p, nil
+}
