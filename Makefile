@@ -28,11 +28,13 @@ lint: vet
 	@out="$$($(DEADCODE) -test=false ./cmd/...)" || exit 1; \
 	if [ -n "$$out" ]; then echo "$$out"; echo "deadcode: production code reachable only from tests (delete it, or use it)"; exit 1; fi
 
-# test runs every test, against the embedded store and a real Milvus server
-# (scripts/milvus.sh starts one unless MILVUS_ADDR points at a running server,
-# and the recipe stops it again whatever the tests' outcome).
+# test runs every test, against the embedded store and a real Milvus server,
+# and the metadata suites on SQLite and a real PostgreSQL (scripts/milvus.sh
+# and scripts/postgres.sh start them unless MILVUS_ADDR or
+# CITEBOOK_TEST_POSTGRES point at running servers, and the recipe stops them
+# again whatever the tests' outcome).
 test: vet
-	. scripts/milvus.sh && { $(GO) test -count=1 -timeout 45m ./...; rc=$$?; milvus_stop; exit $$rc; }
+	. scripts/milvus.sh && . scripts/postgres.sh && { $(GO) test -count=1 -timeout 45m ./...; rc=$$?; postgres_stop; milvus_stop; exit $$rc; }
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchtime 3x ./...

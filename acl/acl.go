@@ -7,6 +7,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/citebook/citebook"
 )
@@ -66,6 +67,13 @@ func (g *Grant) Validate() error {
 	}
 	if len(g.BookID) > maxName || len(g.Subject) > maxName || len(g.Tenant) > maxName {
 		return citebook.Errorf(citebook.EINVALID, "grant names are at most %d bytes", maxName)
+	}
+	for _, s := range append([]string{g.Tenant, g.BookID, g.Subject}, g.Path...) {
+		// What the metadata databases store as given (PostgreSQL's text
+		// takes no NUL and no invalid UTF-8).
+		if !utf8.ValidString(s) || strings.ContainsRune(s, 0) {
+			return citebook.Errorf(citebook.EINVALID, "grant names and headings must be UTF-8 text without NUL characters")
+		}
 	}
 	if len(g.Path) > maxDepth {
 		return citebook.Errorf(citebook.EINVALID, "grant path is deeper than %d headings", maxDepth)

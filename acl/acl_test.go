@@ -152,6 +152,9 @@ func TestGrantValidate(t *testing.T) {
 		{"unknown subject kind", grant("r-intro", nil, "robot", "r2", Allow), false},
 		{"empty heading", grant("r-intro", []string{" "}, SubjectUser, "alice", Allow), false},
 		{"no book", grant("", nil, SubjectUser, "alice", Allow), false},
+		{"NUL in a subject", grant("r-intro", nil, SubjectUser, "al\x00ice", Allow), false},
+		{"invalid UTF-8 in a heading", grant("r-intro", []string{"3 Objects\xff"}, SubjectUser, "alice", Deny), false},
+		{"non-ASCII names", grant("r-intro", []string{"第三章"}, SubjectUser, "zoë", Deny), true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package acl
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,7 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/citebook/citebook"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/index/metadb"
+	"github.com/citebook/citebook/internal/dbtest"
 )
 
 // bookMap serves the test library by ID, as the metadata database does.
@@ -24,9 +26,11 @@ func (m bookMap) Book(_ context.Context, id string) (*citebook.Book, error) {
 	return nil, citebook.Errorf(citebook.ENOTFOUND, "book %q not found", id)
 }
 
-func newManager(t testing.TB) *Manager {
+// newManager opens a manager over a new metadata database at target
+// (dbtest.Each gives one of each kind).
+func newManager(t testing.TB, target string) *Manager {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "meta.db"))
+	db, err := metadb.Open(context.Background(), target)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	return NewManager(NewStore(db.SQL()), bookMap(library), parents)
@@ -35,7 +39,10 @@ func newManager(t testing.TB) *Manager {
 // TestManagerAdd: one case per way a grant can be refused, and the ones
 // that are stored.
 func TestManagerAdd(t *testing.T) {
-	m := newManager(t)
+	dbtest.Each(t, func(t *testing.T, target string) { testManagerAdd(t, newManager(t, target)) })
+}
+
+func testManagerAdd(t *testing.T, m *Manager) {
 	ctx := context.Background()
 	tests := []struct {
 		name string
@@ -82,7 +89,10 @@ func TestManagerAdd(t *testing.T) {
 // TestManagerTakesEffectAtOnce: a resolver over the manager sees a grant on
 // the very next Filter call, and stops seeing it once removed.
 func TestManagerTakesEffectAtOnce(t *testing.T) {
-	m := newManager(t)
+	dbtest.Each(t, func(t *testing.T, target string) { testManagerTakesEffectAtOnce(t, newManager(t, target)) })
+}
+
+func testManagerTakesEffectAtOnce(t *testing.T, m *Manager) {
 	ctx := context.Background()
 	r := NewResolver(libraryLister(library), m, parents)
 	bob := citebook.Principal{Tenant: "acme", User: "bob"}
@@ -128,7 +138,13 @@ func FuzzManagerAdd(f *testing.F) {
 	f.Add("globex", "r-intro", "Preface", "", "tenant", "", "allow")
 	f.Add("acme", "debref", "Preface", "x", "user", "bob", "deny")
 	f.Add("acme", "r-intro", "3 objects, their modes and attributes", "3.1 intrinsic attributes: mode and length", "tenant", "acme", "deny")
-	m := newManager(f)
+	// On PostgreSQL when one is at hand (its text is stricter than
+	// SQLite's: no NUL, no invalid UTF-8), else on SQLite.
+	target := filepath.Join(f.TempDir(), "meta.db")
+	if os.Getenv(dbtest.Env) != "" {
+		target = dbtest.DSN(f)
+	}
+	m := newManager(f, target)
 	ctx := context.Background()
 	f.Fuzz(func(t *testing.T, tenant, book, h1, h2, kind, subject, effect string) {
 		var path []string

@@ -13,13 +13,22 @@ import (
 const pathSep = "\x1f"
 
 // Store keeps grants in the metadata database (table grants, created by
-// migrations/0002_acl.sql).
+// migration 0002_acl).
 type Store struct {
-	db *sql.DB
+	db DB
+}
+
+// DB is the metadata database as the grants need it: a *sql.DB of SQLite,
+// or the store's dialect-aware pool (index/metadb's SQL), which rebinds the
+// ? placeholders below for PostgreSQL.
+type DB interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 // NewStore uses db, which must already be migrated.
-func NewStore(db *sql.DB) *Store { return &Store{db: db} }
+func NewStore(db DB) *Store { return &Store{db: db} }
 
 // Add records a grant and returns it with its ID; granting the same thing
 // twice is not an error.

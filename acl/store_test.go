@@ -2,19 +2,21 @@ package acl
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/citebook/citebook"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/index/metadb"
+	"github.com/citebook/citebook/internal/dbtest"
 )
 
-func TestStoreAndResolver(t *testing.T) {
+func TestStoreAndResolver(t *testing.T) { dbtest.Each(t, testStoreAndResolver) }
+
+func testStoreAndResolver(t *testing.T, target string) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "meta.db"))
+	db, err := metadb.Open(ctx, target)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	for _, b := range library {

@@ -262,3 +262,17 @@ s t d ll re ve
 	}
 	return m
 }()
+
+// SentenceStart reports whether text before a token ends a sentence (or is
+// only space and opening quotes, brackets or Markdown emphasis), so a
+// capital there is grammar, not a name. Both checks of names use it: the
+// question's names a book must mention (qa) and a statement's names its
+// quote must hold (citation).
+func SentenceStart(before string) bool {
+	before = strings.TrimRight(before, " \t\n\"'“‘(`*")
+	if before == "" {
+		return true
+	}
+	r, _ := utf8.DecodeLastRuneInString(before)
+	return strings.ContainsRune(".!?:;。！？：；]", r)
+}

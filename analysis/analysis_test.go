@@ -65,3 +65,31 @@ func TestStopwordsAnalysed(t *testing.T) {
 	assert.Empty(t, ContentTerms(Terms("What is it that you would explain?")))
 	assert.Equal(t, []string{"capital", "expenditure"}, ContentTerms(Terms("What were the capital expenditures?")))
 }
+
+// TestSentenceStart: a capital after a sentence's end (opening quotes,
+// brackets and Markdown emphasis aside) or after nothing is grammar; inside
+// a sentence it may be a name.
+func TestSentenceStart(t *testing.T) {
+	for before, want := range map[string]bool{
+		"":                        true,
+		"  ":                      true,
+		"It ends. ":               true,
+		"Does it? (":              true,
+		"Note: ":                  true,
+		"first; ":                 true,
+		"[1] ":                    true,
+		"Done. “":                 true,
+		"**":                      true,
+		"He said “":               false,
+		"See **":                  false,
+		"句子结束。":                   true,
+		"install ":                false,
+		"the value of ":           false,
+		"e.g, ":                   false,
+		"version 2 of the book, ": false,
+	} {
+		if got := SentenceStart(before); got != want {
+			t.Errorf("SentenceStart(%q) = %v, want %v", before, got, want)
+		}
+	}
+}

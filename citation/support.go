@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/citebook/citebook/analysis"
 )
 
 // Unsupported is the rejection reason of a citation whose quote is in the
@@ -156,7 +158,7 @@ func namesOf(s string) []string {
 				}
 			}
 		}
-		start := loc[0] == 0 || atSentenceStart(s[:loc[0]])
+		start := loc[0] == 0 || analysis.SentenceStart(s[:loc[0]])
 		switch {
 		case strings.ContainsAny(tok, "_") || strings.Contains(tok, "::") || strings.Contains(tok, ".") || strings.HasSuffix(tok, "()"):
 		case inner || upper >= 2:
@@ -167,15 +169,6 @@ func namesOf(s string) []string {
 		out = append(out, tok)
 	}
 	return out
-}
-
-func atSentenceStart(before string) bool {
-	before = strings.TrimRight(before, " \t\n\"'“‘(`*")
-	if before == "" {
-		return true
-	}
-	r, _ := utf8.DecodeLastRuneInString(before)
-	return strings.ContainsRune(".!?:;。！？：；]", r)
 }
 
 // prefixMatch lets an inflected word match its stem in a quote ("diverts"

@@ -32,7 +32,7 @@ type Pipeline interface {
 
 // Library reads back what indexing stored, to turn page and evidence gold
 // into relevant chunk IDs and to learn the page ranges and text of the
-// chunks the trace names (the metadata DB, index/sqlite).
+// chunks the trace names (the metadata DB, index/metadb).
 type Library interface {
 	Book(ctx context.Context, id string) (*citebook.Book, error)
 	ChunksAt(ctx context.Context, bookID string, version int) ([]citebook.Chunk, error)

@@ -2,15 +2,11 @@ package index_test
 
 import (
 	"context"
-	"log/slog"
-	"path/filepath"
 	"testing"
 
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/lexical"
-	"github.com/citebook/citebook/index/memstore"
-	"github.com/citebook/citebook/index/sqlite"
 	"github.com/citebook/citebook/internal/corpus"
+	"github.com/citebook/citebook/internal/testlib"
 )
 
 // BenchmarkReindexUnchanged measures re-indexing an unchanged 261-page book
@@ -19,23 +15,7 @@ import (
 func BenchmarkReindexUnchanged(b *testing.B) {
 	ctx := context.Background()
 	pdf := corpus.Path(b, "books/debian-reference.en.pdf")
-	dir := b.TempDir()
-	meta, err := sqlite.Open(ctx, filepath.Join(dir, "citebook.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer meta.Close()
-	vec, err := memstore.Open(ctx, filepath.Join(dir, "vectors"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer vec.Close()
-	lex, err := lexical.Open(ctx, filepath.Join(dir, "lexical"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer lex.Close()
-	bl := index.NewBuilder(meta, vec, lex, newEmbedder(b), index.BuilderOptions{Logger: slog.New(slog.DiscardHandler)})
+	bl := testlib.Open(b, testlib.Config(b.TempDir())).Builder
 	in := index.BookInput{BookID: "debian-reference", Tenant: "acme", Path: pdf}
 	first, err := bl.Index(ctx, in)
 	if err != nil {

@@ -18,9 +18,10 @@ import (
 	"github.com/citebook/citebook/index/embedder"
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/memstore"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/index/metadb"
 	"github.com/citebook/citebook/ingest"
 	"github.com/citebook/citebook/internal/corpus"
+	"github.com/citebook/citebook/internal/dbtest"
 )
 
 // chunking gives the small test books enough chunks for several batches.
@@ -47,21 +48,40 @@ func TestBuilderEmbedded(t *testing.T) {
 	})
 }
 
+// TestBuilderPostgres runs the suite with its metadata on PostgreSQL (the
+// embedded vector store beside it): the builder behaves the same on either
+// database. Required in CI, skipped locally without CITEBOOK_TEST_POSTGRES.
+func TestBuilderPostgres(t *testing.T) {
+	runSuite(t, func(t *testing.T, _ int) index.VectorStore {
+		s, err := memstore.Open(context.Background(), t.TempDir())
+		require.NoError(t, err)
+		t.Cleanup(func() { s.Close() })
+		return s
+	}, func(t *testing.T, _ string) string { return dbtest.DSN(t) })
+}
+
 // env is one library under test: real metadata DB, vector store, lexical
 // index and builtin embedder.
 type env struct {
-	meta *sqlite.DB
+	meta *metadb.DB
 	vec  index.VectorStore
 	lex  index.LexicalIndex
 	emb  *flakyEmbedder
 	dir  string
 }
 
-func newEnv(t *testing.T, newStore storeFactory) *env {
+// metaTarget names the metadata database of a test's library in dir.
+type metaTarget func(t *testing.T, dir string) string
+
+func sqliteIn(_ *testing.T, dir string) string { return filepath.Join(dir, "citebook.db") }
+
+func newEnv(t *testing.T, newStore storeFactory) *env { return newEnvOn(t, newStore, sqliteIn) }
+
+func newEnvOn(t *testing.T, newStore storeFactory, target metaTarget) *env {
 	t.Helper()
 	ctx := context.Background()
 	dir := t.TempDir()
-	meta, err := sqlite.Open(ctx, filepath.Join(dir, "citebook.db"))
+	meta, err := metadb.Open(ctx, target(t, dir))
 	require.NoError(t, err)
 	t.Cleanup(func() { meta.Close() })
 	lex, err := lexical.Open(ctx, filepath.Join(dir, "lexical"))
@@ -221,7 +241,9 @@ func revised(s string) string {
 	return strings.ReplaceAll(s, ".\n", ". Revised for the second edition.\n")
 }
 
-func runBuilderSuite(t *testing.T, newStore storeFactory) {
+func runBuilderSuite(t *testing.T, newStore storeFactory) { runSuite(t, newStore, sqliteIn) }
+
+func runSuite(t *testing.T, newStore storeFactory, target metaTarget) {
 	tests := []struct {
 		name string
 		fn   func(t *testing.T, e *env)
@@ -237,7 +259,7 @@ func runBuilderSuite(t *testing.T, newStore storeFactory) {
 		{"Delete", testDelete},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) { tt.fn(t, newEnv(t, newStore)) })
+		t.Run(tt.name, func(t *testing.T) { tt.fn(t, newEnvOn(t, newStore, target)) })
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/memstore"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/index/metadb"
 )
 
 // crash is what a fail point panics with to stop a build the way kill -9
@@ -58,7 +58,7 @@ type crashEnv struct {
 	dir     string
 	openVec vecOpener
 	emb     index.Embedder
-	meta    *sqlite.DB
+	meta    *metadb.DB
 	vec     index.VectorStore
 	lex     *lexical.Index
 	owner   index.Owner
@@ -74,7 +74,7 @@ func newCrashEnv(t *testing.T, openVec vecOpener) *crashEnv {
 func (e *crashEnv) open() {
 	ctx := context.Background()
 	var err error
-	e.meta, err = sqlite.Open(ctx, filepath.Join(e.dir, "citebook.db"))
+	e.meta, err = metadb.Open(ctx, filepath.Join(e.dir, "citebook.db"))
 	require.NoError(e.t, err)
 	e.lex, err = lexical.Open(ctx, filepath.Join(e.dir, "lexical"))
 	require.NoError(e.t, err)

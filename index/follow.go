@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/citebook/citebook"
@@ -35,7 +36,7 @@ type Lifespan struct {
 	Retired int
 }
 
-// ChangeLog is the metadata a Follower reads (index/sqlite.DB).
+// ChangeLog is the metadata a Follower reads (index/metadb.DB).
 type ChangeLog interface {
 	Changes(ctx context.Context, since int64) (Changes, error)
 	ChunkLifespans(ctx context.Context, ids []string) (map[string][]Lifespan, error)
@@ -49,13 +50,32 @@ type Reloader interface {
 
 // Follower keeps a process's in-memory indexes in step with changes other
 // processes make to the library.
+//
+// Invariant of the lifespan cache: a chunk's visibility in the versions a
+// filter can name (a book's active version or an older one) changes only in
+// transactions that log a change — a version switch or a deletion; what a
+// build writes before its switch (new rows, retirements at the unserved
+// version, a discard) is invisible to every such filter. So lifespans read
+// after the follower saw generation g answer for g until the next logged
+// change, and every search syncs first: a hit is checked against the
+// metadata as it was at that search's sync, as before, with one query
+// for the chunks not seen since the last change instead of one per search.
 type Follower struct {
 	log    ChangeLog
 	lg     *slog.Logger
 	mu     sync.Mutex // one sync at a time
-	gen    int64
+	gen    atomic.Int64
+	begun  atomic.Int64 // syncs that have read the log, for coalescing
 	stores []Reloader
+
+	cmu   sync.RWMutex
+	cgen  int64                 // generation the cached lifespans answer for
+	spans map[string][]Lifespan // chunk ID → lifespans; an empty entry: no metadata rows
 }
+
+// maxCachedSpans bounds the lifespan cache (about 100 bytes an entry); a
+// full cache starts over.
+const maxCachedSpans = 1 << 16
 
 // NewFollower starts following at the log's current generation. Create it
 // before opening the in-memory stores, so a change committed while they
@@ -68,7 +88,9 @@ func NewFollower(ctx context.Context, log ChangeLog, lg *slog.Logger) (*Follower
 	if lg == nil {
 		lg = slog.Default()
 	}
-	return &Follower{log: log, lg: lg, gen: ch.Gen}, nil
+	f := &Follower{log: log, lg: lg}
+	f.gen.Store(ch.Gen)
+	return f, nil
 }
 
 // Follow adds stores to reload; a Milvus store needs none (it is shared).
@@ -79,22 +101,41 @@ func (f *Follower) Follow(stores ...Reloader) {
 }
 
 // Sync reloads what other processes changed since the last sync. It costs
-// one indexed query when nothing changed.
+// one indexed query when nothing changed, and concurrent callers share it:
+// a caller that waited for the lock while a sync that began after its call
+// ran to completion takes that sync's result, as fresh as its own would be.
 func (f *Follower) Sync(ctx context.Context) error {
+	seen := f.begun.Load()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	ch, err := f.log.Changes(ctx, f.gen)
+	if f.begun.Load() > seen {
+		// A sync that began after this call, under the lock, so it has
+		// completed, and it succeeded: a failed one takes its count back
+		// (which can only make this test fail more often).
+		return nil
+	}
+	f.begun.Add(1)
+	if err := f.sync(ctx); err != nil {
+		f.begun.Add(-1) // a failed sync covers no one
+		return err
+	}
+	return nil
+}
+
+func (f *Follower) sync(ctx context.Context) error {
+	gen := f.gen.Load()
+	ch, err := f.log.Changes(ctx, gen)
 	if err != nil {
 		return err
 	}
-	if ch.Gen == f.gen {
+	if ch.Gen == gen {
 		return nil
 	}
 	ids := ch.Books
 	if ch.All {
 		ids = nil
 	} else if len(ids) == 0 {
-		f.gen = ch.Gen // only this process's own changes
+		f.gen.Store(ch.Gen) // only this process's own changes
 		return nil
 	}
 	t0 := time.Now()
@@ -105,7 +146,7 @@ func (f *Follower) Sync(ctx context.Context) error {
 	}
 	f.lg.Info("reloaded books changed by another process", "books", len(ids), "all", ch.All, "gen", ch.Gen,
 		"took", time.Since(t0).Round(time.Millisecond))
-	f.gen = ch.Gen
+	f.gen.Store(ch.Gen)
 	return nil
 }
 
@@ -132,11 +173,7 @@ func (f *Follower) Visible(ctx context.Context, hits []citebook.Hit, flt citeboo
 	if len(hits) == 0 {
 		return hits, nil
 	}
-	ids := make([]string, len(hits))
-	for i, h := range hits {
-		ids[i] = h.Chunk.ID
-	}
-	spans, err := f.log.ChunkLifespans(ctx, ids)
+	spans, err := f.lifespans(ctx, hits)
 	if err != nil {
 		return nil, err
 	}
@@ -145,6 +182,60 @@ func (f *Follower) Visible(ctx context.Context, hits []citebook.Hit, flt citeboo
 		if visibleIn(spans[h.Chunk.ID], h.Chunk.BookID, flt) {
 			out = append(out, h)
 		}
+	}
+	return out, nil
+}
+
+// lifespans returns the hits' lifespans, from the cache where it answers
+// for the generation the follower last synced to and from the metadata for
+// the rest.
+func (f *Follower) lifespans(ctx context.Context, hits []citebook.Hit) (map[string][]Lifespan, error) {
+	gen := f.gen.Load()
+	out := make(map[string][]Lifespan, len(hits))
+	var miss []string
+	book := make(map[string]string)
+	f.cmu.RLock()
+	fresh := f.cgen == gen && f.spans != nil
+	for _, h := range hits {
+		if l, ok := f.spans[h.Chunk.ID]; ok && fresh {
+			out[h.Chunk.ID] = l
+		} else {
+			miss = append(miss, h.Chunk.ID)
+			book[h.Chunk.ID] = h.Chunk.BookID
+		}
+	}
+	f.cmu.RUnlock()
+	if len(miss) == 0 {
+		return out, nil
+	}
+	// Read after gen was loaded, so these rows are at least as new as gen.
+	got, err := f.log.ChunkLifespans(ctx, miss)
+	if err != nil {
+		return nil, err
+	}
+	f.cmu.Lock()
+	defer f.cmu.Unlock()
+	if f.cgen != gen || f.spans == nil || len(f.spans)+len(miss) > maxCachedSpans {
+		if f.cgen > gen {
+			// Another search cached a newer generation; keep it.
+			for _, id := range miss {
+				out[id] = got[id]
+			}
+			return out, nil
+		}
+		f.cgen, f.spans = gen, make(map[string][]Lifespan, len(miss))
+	}
+	for _, id := range miss {
+		l := got[id]
+		if l == nil {
+			l = []Lifespan{}
+		}
+		for i := range l {
+			if l[i].BookID == book[id] {
+				l[i].BookID = book[id] // share the store's string instead of holding the scanned copy
+			}
+		}
+		f.spans[id], out[id] = l, l
 	}
 	return out, nil
 }

@@ -2,17 +2,13 @@ package index_test
 
 import (
 	"context"
-	"log/slog"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/lexical"
-	"github.com/citebook/citebook/index/memstore"
-	"github.com/citebook/citebook/index/sqlite"
 	"github.com/citebook/citebook/internal/corpus"
+	"github.com/citebook/citebook/internal/testlib"
 )
 
 // BenchmarkFreshSearch measures what following the change log costs a
@@ -21,29 +17,8 @@ import (
 // It reports fresh/bare as a ratio and the added microseconds per search.
 func BenchmarkFreshSearch(b *testing.B) {
 	ctx := context.Background()
-	dir := b.TempDir()
-	meta, err := sqlite.Open(ctx, filepath.Join(dir, "citebook.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer meta.Close()
-	f, err := index.NewFollower(ctx, meta, slog.New(slog.DiscardHandler))
-	if err != nil {
-		b.Fatal(err)
-	}
-	vec, err := memstore.Open(ctx, filepath.Join(dir, "vectors"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer vec.Close()
-	lex, err := lexical.Open(ctx, filepath.Join(dir, "lexical"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer lex.Close()
-	f.Follow(vec, lex)
-	emb := newEmbedder(b)
-	bl := index.NewBuilder(meta, vec, lex, emb, index.BuilderOptions{Logger: slog.New(slog.DiscardHandler)})
+	l := testlib.Open(b, testlib.Config(b.TempDir()))
+	f, vec, lex, emb, bl := l.Follow, l.Vectors, l.Lexical, l.Embed, l.Builder
 	res, err := bl.Index(ctx, citebook.BookInput{BookID: "rintro", Tenant: "acme", Path: corpus.Path(b, "books/R-intro.pdf")})
 	if err != nil {
 		b.Fatal(err)

@@ -3,6 +3,8 @@ package index_test
 import (
 	"context"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -111,4 +113,107 @@ func TestSnapshotIgnoresOtherProcessWrites(t *testing.T) {
 	got, err = lex.IDs(ctx, "second")
 	require.NoError(t, err)
 	require.Equal(t, want, got, "lexical index after restart")
+}
+
+// scriptedLog is a change log whose generation and chunk rows the test
+// sets, counting the lifespan queries.
+type scriptedLog struct {
+	mu      sync.Mutex
+	gen     int64
+	spans   map[string][]index.Lifespan
+	queries int
+}
+
+func (l *scriptedLog) Changes(_ context.Context, since int64) (index.Changes, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return index.Changes{Gen: max(l.gen, since)}, nil
+}
+
+func (l *scriptedLog) ChunkLifespans(_ context.Context, ids []string) (map[string][]index.Lifespan, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.queries++
+	out := map[string][]index.Lifespan{}
+	for _, id := range ids {
+		if s, ok := l.spans[id]; ok {
+			out[id] = slices.Clone(s)
+		}
+	}
+	return out, nil
+}
+
+// TestVisibleCachesLifespansUntilTheNextChange: repeated searches over the
+// same chunks cost no metadata query, and a logged change (a switch that
+// retires a chunk) is honoured by the next search after its sync.
+func TestVisibleCachesLifespansUntilTheNextChange(t *testing.T) {
+	ctx := context.Background()
+	log := &scriptedLog{gen: 7, spans: map[string][]index.Lifespan{
+		"a": {{BookID: "b", Version: 1}},
+		"b": {{BookID: "b", Version: 1}},
+	}}
+	f, err := index.NewFollower(ctx, log, quiet())
+	require.NoError(t, err)
+	hits := []citebook.Hit{{Chunk: citebook.Chunk{ID: "a", BookID: "b"}}, {Chunk: citebook.Chunk{ID: "b", BookID: "b"}},
+		{Chunk: citebook.Chunk{ID: "gone", BookID: "b"}}}
+	v1 := citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "b", Version: 1}}}
+	v2 := citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "b", Version: 2}}}
+	ids := func(hs []citebook.Hit) (out []string) {
+		for _, h := range hs {
+			out = append(out, h.Chunk.ID)
+		}
+		return out
+	}
+	search := func(flt citebook.Filter) []string {
+		require.NoError(t, f.Sync(ctx))
+		got, err := f.Visible(ctx, slices.Clone(hits), flt)
+		require.NoError(t, err)
+		return ids(got)
+	}
+	require.Equal(t, []string{"a", "b"}, search(v1))
+	require.Equal(t, []string{"a", "b"}, search(v1))
+	require.Equal(t, 1, log.queries, "the second search is answered from the cache, the unknown chunk included")
+
+	// Version 2 retires "a" and adds "c"; the switch logs a change.
+	log.mu.Lock()
+	log.spans["a"] = []index.Lifespan{{BookID: "b", Version: 1, Retired: 2}}
+	log.spans["c"] = []index.Lifespan{{BookID: "b", Version: 2}}
+	log.gen++
+	log.mu.Unlock()
+	hits = append(hits, citebook.Hit{Chunk: citebook.Chunk{ID: "c", BookID: "b"}})
+	require.Equal(t, []string{"b", "c"}, search(v2))
+	require.Equal(t, []string{"a", "b"}, search(v1), "a filter resolved before the switch still sees its version")
+	require.Equal(t, 2, log.queries)
+}
+
+// TestSyncCoalesces: many concurrent searches share sync queries, and each
+// still returns only after a sync that began after it was called.
+func TestSyncCoalesces(t *testing.T) {
+	ctx := context.Background()
+	log := &countingLog{scriptedLog: scriptedLog{gen: 1}}
+	f, err := index.NewFollower(ctx, log, quiet())
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	for range 64 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			called := log.calls.Load()
+			require.NoError(t, f.Sync(ctx))
+			require.Greater(t, log.calls.Load(), called, "a sync query began after the call")
+		}()
+	}
+	wg.Wait()
+	t.Logf("64 concurrent syncs made %d queries", log.calls.Load()-1)
+}
+
+type countingLog struct {
+	scriptedLog
+	calls atomic.Int64
+}
+
+func (l *countingLog) Changes(ctx context.Context, since int64) (index.Changes, error) {
+	l.calls.Add(1)
+	time.Sleep(time.Millisecond)
+	return l.scriptedLog.Changes(ctx, since)
 }

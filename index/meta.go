@@ -48,7 +48,7 @@ type Batch struct {
 
 // Meta is the metadata database as the builder needs it: books, versions,
 // jobs and batches, and the versioned parent and chunk records readers are
-// served from. index/sqlite implements it.
+// served from. index/metadb implements it.
 //
 // Parent and chunk rows are lifespans: a row is visible in versions
 // [version, retired) of its book, like chunks in the stores, so rows of a

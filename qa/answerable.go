@@ -104,7 +104,7 @@ func classify(question string, terms func(string) []string) map[string]termKind 
 		if tok == "" || hasCJK(tok) {
 			continue
 		}
-		start := loc[0] == 0 || sentenceStart(question[:loc[0]])
+		start := loc[0] == 0 || analysis.SentenceStart(question[:loc[0]])
 		kind := kindWord
 		letters, digits, upper, innerUpper := 0, 0, 0, false
 		for i, r := range tok {
@@ -169,17 +169,6 @@ func classify(question string, terms func(string) []string) map[string]termKind 
 }
 
 var digitRuns = regexp.MustCompile(`\d+`)
-
-// sentenceStart reports whether text before a token ends a sentence (or is
-// only space), so a capital there is grammar, not a name.
-func sentenceStart(before string) bool {
-	before = strings.TrimRight(before, " \t\n\"'“‘(")
-	if before == "" {
-		return true
-	}
-	r, _ := utf8.DecodeLastRuneInString(before)
-	return strings.ContainsRune(".!?:。！？：", r)
-}
 
 // isMixed reports a term of letters and digits (fy2018).
 func isMixed(t string) bool {

@@ -10,14 +10,14 @@ import (
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/acl"
 	"github.com/citebook/citebook/analysis"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/index/metadb"
 	"github.com/citebook/citebook/qa"
 )
 
 // countingLibrary is the real metadata DB counting Neighbours calls, or
 // failing them when fail is set.
 type countingLibrary struct {
-	*sqlite.DB
+	*metadb.DB
 	calls, ids int
 	fail       bool
 }

@@ -2,8 +2,10 @@ package qa
 
 import (
 	"context"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -94,9 +96,13 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 			weights[t] = math.Log(1 + float64(nsent)/float64(df+1))
 		}
 	}
+	// Sums run over the terms in one fixed order: taken in map order they
+	// differ in the last bits from run to run, and that decided whether a
+	// sentence adding nothing extended the passage (cov <= prevCov).
+	keys := slices.Sorted(maps.Keys(weights))
 	total := 0.0
-	for _, w := range weights {
-		total += w
+	for _, t := range keys {
+		total += weights[t]
 	}
 	if total == 0 {
 		return d, nil
@@ -133,8 +139,10 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 					}
 				}
 				got := 0.0
-				for t := range have {
-					got += weights[t]
+				for _, t := range keys {
+					if have[t] {
+						got += weights[t]
+					}
 				}
 				cov := got / total
 				if j > i && cov <= prevCov {

@@ -11,7 +11,7 @@ import (
 	"github.com/citebook/citebook/analysis"
 )
 
-// BookChunks reads the chunks of a book version (index/sqlite); routing
+// BookChunks reads the chunks of a book version (index/metadb); routing
 // takes a book's cover page from it. Optional: without it books are routed
 // by their titles alone.
 type BookChunks interface {

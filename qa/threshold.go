@@ -2,6 +2,7 @@ package qa
 
 import (
 	"context"
+	"strings"
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/analysis"
@@ -34,11 +35,16 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 	strong := max(p.opts.StrongScore, min+strongMargin)
 	qterms := analysis.ContentTerms(p.deps.Terms(query))
 	need := needTerms(len(qterms))
+	qidx := make(map[string]int, len(qterms))
+	for i, t := range qterms {
+		qidx[t] = i
+	}
+	found := make([]bool, len(qterms))
 	for _, c := range cands {
 		var have map[string]bool
 		terms := func() map[string]bool {
 			if have == nil {
-				have = analysis.TermSet(p.deps.Terms(c.chunk.Text))
+				have = present(qidx, found, p.deps.Terms(c.chunk.Text))
 			}
 			return have
 		}
@@ -64,6 +70,22 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 		}
 	}
 	return kept, dropped
+}
+
+// present is the set of query terms (qidx: term → index, found: scratch
+// of the same length) among a text's terms, lower-cased as TermSet does.
+// It answers matched and coverage like TermSet of the whole text without
+// building a set of every term of the chunk (a tenth of a search's CPU).
+func present(qidx map[string]int, found []bool, terms []string) map[string]bool {
+	clear(found)
+	have := map[string]bool{}
+	for _, t := range terms {
+		if i, ok := qidx[strings.ToLower(t)]; ok && !found[i] {
+			found[i] = true
+			have[strings.ToLower(t)] = true
+		}
+	}
+	return have
 }
 
 // strongMargin is the default gap between the minimum and the strong bar.
@@ -96,15 +118,22 @@ func coverage(query []string, text map[string]bool) float64 {
 }
 
 // weightedCoverage is the share of the query terms' weight found in a
-// text's terms; with no weights every query term counts one.
+// text's terms, summed in the query's order so the same question always
+// gives the same share; with no weights every query term counts one.
 func weightedCoverage(query []string, weights map[string]float64, text map[string]bool) float64 {
 	if weights == nil {
 		return coverage(query, text)
 	}
 	total, got := 0.0, 0.0
-	for t, w := range weights {
+	seen := make(map[string]bool, len(weights))
+	for _, q := range query {
+		w, ok := weights[q]
+		if !ok || seen[q] {
+			continue
+		}
+		seen[q] = true
 		total += w
-		if text[t] {
+		if text[q] {
 			got += w
 		}
 	}

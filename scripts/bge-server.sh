@@ -52,29 +52,14 @@ if [ ! -f "$_bge_dir/bge-small-$BGE_LANG-v1.5-q.onnx" ]; then
 fi
 
 CITEBOOK_EMBED_URL="http://127.0.0.1:$BGE_PORT/v1"
-if ! curl -fsS "http://127.0.0.1:$BGE_PORT/health" >/dev/null 2>&1; then
+. "$_bge_root/scripts/serve-local.sh"
+if ! _citebook_serve_local bge-server "$BGE_PORT" "$BGE_VENV/server-$BGE_LANG.log" "$BGE_VENV/server-$BGE_LANG.pid" \
   "$BGE_VENV/bin/python" "$_bge_root/scripts/bge-server.py" --host 127.0.0.1 --port "$BGE_PORT" \
     --threads "$BGE_THREADS" --lang "$BGE_LANG" \
     --model-path "$_bge_dir/bge-small-$BGE_LANG-v1.5-q.onnx" \
-    --tokenizer "$_bge_dir/bge-small-$BGE_LANG-v1.5-q-tokenizer.json" >"$BGE_VENV/server-$BGE_LANG.log" 2>&1 &
-  BGE_PID=$!
-  echo "$BGE_PID" >"$BGE_VENV/server-$BGE_LANG.pid"
-  for _ in $(seq 1 60); do
-    if curl -fsS "http://127.0.0.1:$BGE_PORT/health" >/dev/null 2>&1; then
-      break
-    fi
-    if ! kill -0 "$BGE_PID" 2>/dev/null; then
-      echo "bge-server: server exited; see $BGE_VENV/server-$BGE_LANG.log" >&2
-      return 1 2>/dev/null || exit 1
-    fi
-    sleep 1
-  done
-  if ! curl -fsS "http://127.0.0.1:$BGE_PORT/health" >/dev/null; then
-    echo "bge-server: no answer on port $BGE_PORT after 60 s; see $BGE_VENV/server-$BGE_LANG.log" >&2
-    return 1 2>/dev/null || exit 1
-  fi
-else
-  BGE_PID="$(cat "$BGE_VENV/server-$BGE_LANG.pid" 2>/dev/null || true)"
+    --tokenizer "$_bge_dir/bge-small-$BGE_LANG-v1.5-q-tokenizer.json"; then
+  return 1 2>/dev/null || exit 1
 fi
+BGE_PID="$_CITEBOOK_SERVED_PID"
 export CITEBOOK_EMBED_URL BGE_PID
 echo "bge-server: bge-small-$BGE_LANG-v1.5 at $CITEBOOK_EMBED_URL (pid ${BGE_PID:-unknown})" >&2

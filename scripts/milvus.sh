@@ -12,7 +12,8 @@
 #                  server: `sh "$MILVUS_SCRIPT" serve DATA_DIR PORT` runs one
 #                  in the foreground (its pid relays the server's ports; the
 #                  server dies with it, and SIGTERM is passed on).
-# milvus_stop stops the server this script started; an EXIT trap calls it too.
+# milvus_stop stops the server this script started; an EXIT trap calls it too
+# (and postgres_stop, when scripts/postgres.sh was sourced first).
 #
 # Every server runs in a network namespace of its own whose only interface is
 # loopback, and only its proxy and health ports are relayed to 127.0.0.1 of
@@ -266,7 +267,7 @@ milvus_start() {
 	sh "$MILVUS_SCRIPT" serve "$MILVUS_DATA" "$port" >"$MILVUS_DATA/milvus.log" 2>&1 &
 	MILVUS_PID=$!
 	export MILVUS_PID MILVUS_DATA
-	trap milvus_stop EXIT
+	trap 'milvus_stop; if type postgres_stop >/dev/null 2>&1; then postgres_stop; fi' EXIT
 	started=$(date +%s)
 	if ! milvus_wait "$MILVUS_PID" "$MILVUS_DATA"; then
 		tail -n 20 "$MILVUS_DATA/milvus.log" >&2

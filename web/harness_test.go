@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -21,19 +22,23 @@ import (
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/acl"
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/index/metadb"
 	"github.com/citebook/citebook/ingest"
 	"github.com/citebook/citebook/internal/corpus"
+	"github.com/citebook/citebook/internal/library"
+	"github.com/citebook/citebook/internal/testlib"
 	"github.com/citebook/citebook/qa"
 	"github.com/citebook/citebook/web/auth"
 )
 
-// The HTTP tests serve real corpus books parsed and chunked by ingest from
-// an in-memory library, with the real acl resolver and token store; only the
-// answering pipeline is replaced by one that cites what the library holds,
-// so these tests check the HTTP layer and the browser test the whole.
+// The HTTP tests serve real corpus books, indexed once by the real builder
+// into a library opened as the binary opens one (internal/testlib), from an
+// in-memory copy each test may change (delete books, move sources, hold
+// builds), with the real acl resolver and token store; only the answering
+// pipeline is replaced by one that cites what the library holds, so these
+// tests check the HTTP layer and the browser test the whole.
 
-// memLibrary is a Library over parsed books, as index/sqlite would serve them.
+// memLibrary is a Library over indexed books, as index/metadb serves them.
 type memLibrary struct {
 	mu      sync.Mutex
 	books   map[string]citebook.Book
@@ -98,29 +103,32 @@ func (l *memLibrary) delete(id string) {
 	delete(l.chunks, id)
 }
 
-// add parses a corpus book and stores it as version 1 of id.
+// add indexes a book with the real builder into the library the tests
+// share (internal/testlib, opened as the binary opens one) and serves what
+// it stored from memory as version 1 of id.
 func (l *memLibrary) add(t testing.TB, id, tenant string, groups []string, path string) {
 	t.Helper()
-	doc := parseFile(t, path)
-	tok, err := ingest.NewTokenizer()
+	real := indexed(t)
+	ctx := context.Background()
+	// Re-indexing the same file is "unchanged", which serves it as well.
+	_, err := real.Builder.Index(ctx, citebook.BookInput{BookID: id, Tenant: tenant, Groups: groups, Path: path})
 	require.NoError(t, err)
-	parents, chunks := ingest.Split(doc, id, tok, ingest.DefaultChunkOptions())
+	b, err := real.Meta.Book(ctx, id)
+	require.NoError(t, err)
+	parents, err := real.Meta.Parents(ctx, id, b.Active)
+	require.NoError(t, err)
+	chunks, err := real.Meta.ChunksAt(ctx, id, b.Active)
+	require.NoError(t, err)
 	require.NotEmpty(t, chunks)
 	for i := range chunks {
-		chunks[i].Version, chunks[i].Tenant, chunks[i].Groups = 1, tenant, groups
+		chunks[i].Version = 1
 	}
+	book := *b
+	book.Active, book.Source = 1, path
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.books[id] = citebook.Book{ID: id, Title: doc.Title, Format: doc.Format, Tenant: tenant, Groups: groups,
-		Source: path, Pages: doc.Pages, Active: 1, Created: time.Now().UTC()}
+	l.books[id] = book
 	l.parents[id], l.chunks[id] = parents, chunks
-}
-
-func parseFile(t testing.TB, path string) *ingest.Document {
-	t.Helper()
-	doc, err := ingest.ParseFile(context.Background(), path)
-	require.NoError(t, err)
-	return doc
 }
 
 // citingAsker answers with the first chunk of the principal's filter whose
@@ -205,11 +213,38 @@ type env struct {
 var (
 	fixtureOnce sync.Once
 	fixture     *memLibrary
+	indexedOnce sync.Once
+	indexedLib  *library.Library
+	indexedDir  string
 )
 
-// library parses the corpus books once per test binary; parsing R-intro
-// takes a moment and every test reads the same books.
-func library(t testing.TB) *memLibrary {
+// indexed is the real library every test's books are indexed into once.
+func indexed(t testing.TB) *library.Library {
+	t.Helper()
+	indexedOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "citebook-web-")
+		require.NoError(t, err)
+		indexedDir = dir
+		indexedLib = testlib.OpenShared(t, testlib.Config(dir))
+	})
+	require.NotNil(t, indexedLib, "the test library failed to open in an earlier test")
+	return indexedLib
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if indexedLib != nil {
+		indexedLib.Close()
+	}
+	if indexedDir != "" {
+		os.RemoveAll(indexedDir)
+	}
+	os.Exit(code)
+}
+
+// books indexes the corpus books once per test binary; every test reads
+// the same books from its own in-memory copy.
+func books(t testing.TB) *memLibrary {
 	t.Helper()
 	dir := corpus.Dir(t)
 	fixtureOnce.Do(func() {
@@ -246,8 +281,8 @@ type envOpts struct {
 
 func newEnv(t testing.TB, o envOpts) *env {
 	t.Helper()
-	lib := library(t)
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "meta.db"))
+	lib := books(t)
+	db, err := metadb.Open(context.Background(), filepath.Join(t.TempDir(), "meta.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	store := auth.NewStore(db.SQL())

@@ -96,7 +96,7 @@ func TestPageImage(t *testing.T) {
 // caller is not found as an image, as its text is withheld; other pages
 // of the book are served.
 func TestPageImageChapterDeny(t *testing.T) {
-	lib := library(t)
+	lib := books(t)
 	var denied citebook.Parent
 	for _, p := range lib.parents["rintro"] {
 		if p.PageStart >= 20 && len(p.HeadingPath) > 0 {

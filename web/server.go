@@ -421,21 +421,34 @@ func (s *Server) healthz(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 }
 
-// readyz runs every probe with a short deadline; any failure is 503 so a
-// load balancer stops sending traffic.
+// readyz runs every probe at once, each with its own short deadline, so a
+// store that hangs is reported as such while the others still report their
+// own state (the metadata database and Milvus are told apart); any failure
+// is 503 so a load balancer stops sending traffic.
 func (s *Server) readyz(c echo.Context) error {
-	ctx, cancel := context.WithTimeout(c.Request().Context(), 3*time.Second)
-	defer cancel()
+	type result struct {
+		name string
+		err  error
+	}
+	results := make(chan result, len(s.cfg.Ready))
+	for name, check := range s.cfg.Ready {
+		go func() {
+			ctx, cancel := context.WithTimeout(c.Request().Context(), 3*time.Second)
+			defer cancel()
+			results <- result{name, check(ctx)}
+		}()
+	}
 	checks := map[string]string{}
 	ok := true
-	for name, check := range s.cfg.Ready {
-		if err := check(ctx); err != nil {
-			s.log.Warn("readiness check failed", "check", name, "err", err)
-			checks[name] = citebook.ErrorMessage(err)
+	for range s.cfg.Ready {
+		r := <-results
+		if r.err != nil {
+			s.log.Warn("readiness check failed", "check", r.name, "err", r.err)
+			checks[r.name] = citebook.ErrorMessage(r.err)
 			ok = false
 			continue
 		}
-		checks[name] = "ok"
+		checks[r.name] = "ok"
 	}
 	status := http.StatusOK
 	if !ok {

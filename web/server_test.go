@@ -506,6 +506,19 @@ func TestReadyAndMetrics(t *testing.T) {
 	require.Equal(t, 503, res.StatusCode)
 	require.JSONEq(t, `{"ready":false,"checks":{"db":"ok","store":"vector store unreachable"}}`, string(data))
 
+	// A store that hangs fails on its own deadline; the others still
+	// report their own state, not the hung one's timeout.
+	e = newEnv(t, envOpts{ready: map[string]Check{
+		"metadata": func(ctx context.Context) error {
+			<-ctx.Done()
+			return citebook.Wrap(ctx.Err(), citebook.EUNAVAILABLE, "metadata database unreachable")
+		},
+		"vectors": func(ctx context.Context) error { return ctx.Err() },
+	}})
+	res, data = e.do(t, "", "GET", "/readyz", nil)
+	require.Equal(t, 503, res.StatusCode)
+	require.JSONEq(t, `{"ready":false,"checks":{"metadata":"metadata database unreachable","vectors":"ok"}}`, string(data))
+
 	e = newEnv(t, envOpts{ready: map[string]Check{"db": func(context.Context) error { return nil }}})
 	res, _ = e.do(t, "", "GET", "/readyz", nil)
 	require.Equal(t, 200, res.StatusCode)

@@ -31,7 +31,7 @@ type Authorizer interface {
 	Filter(ctx context.Context, p citebook.Principal) (citebook.Filter, error)
 }
 
-// Library is the metadata the API and the reader read (index/sqlite.DB
+// Library is the metadata the API and the reader read (index/metadb.DB
 // implements it). It does no access control: web checks every result against
 // the principal's Filter.
 type Library interface {

@@ -23,9 +23,15 @@ func newConfig() *library.Config {
 	return &c
 }
 
-// addDataFlag registers --data, the one flag every command has.
+// addDataFlag registers --data, the one flag every command has, and --meta,
+// where the library's metadata lives when not in the data dir.
 func addDataFlag(fs *pflag.FlagSet, c *library.Config) {
 	fs.StringVar(&c.Data, "data", c.Data, "library directory (env CITEBOOK_DATA)")
+	// A URL from the environment may hold a password: it is used but never
+	// shown as the flag's default in --help.
+	envMeta := c.Meta
+	fs.StringVar(&c.Meta, "meta", "", "metadata database: a postgres:// URL shared by several servers; prefer env CITEBOOK_META for one with a password, flags show in ps (default citebook.db in --data)")
+	c.Meta = envMeta
 }
 
 // addLibraryFlags registers the flags of every command that opens the

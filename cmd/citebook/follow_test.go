@@ -20,6 +20,7 @@ import (
 	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/ingest"
 	"github.com/citebook/citebook/internal/library"
+	"github.com/citebook/citebook/internal/testlib"
 	"github.com/citebook/citebook/qa"
 )
 
@@ -58,13 +59,6 @@ func editions(t *testing.T, bookID string) (paths [2]string, ids [2]map[string]b
 	return paths, ids
 }
 
-// testConfig is the default configuration on the library in data.
-func testConfig(data string) library.Config {
-	c := library.Defaults()
-	c.Data = data
-	return c
-}
-
 // TestReindexLoopNeverCitesInvisibleChunks is issue 10 item 8: a server
 // (one library handle, its pipeline and follower) answers while another
 // handle on the same data dir — the CLI — re-indexes the book over and over,
@@ -78,20 +72,17 @@ func TestReindexLoopNeverCitesInvisibleChunks(t *testing.T) {
 	data := t.TempDir()
 	paths, ids := editions(t, "guide")
 
-	cli, err := library.Open(ctx, testConfig(data), nil)
-	require.NoError(t, err)
-	defer cli.Close()
-	runner := index.NewRunner(cli.Builder, cli.Meta, index.RunnerOptions{Workers: 1, Logger: cli.Log})
+	cli := testlib.Open(t, testlib.Config(data))
+	runner := cli.Runner(index.RunnerOptions{Workers: 1})
 	defer runner.Close(context.Background())
 	in := func(ed int) citebook.BookInput {
 		return citebook.BookInput{BookID: "guide", Title: "Field guide", Tenant: "default", Path: paths[ed]}
 	}
-	_, err = runner.Run(ctx, in(0))
+	_, err := runner.Run(ctx, in(0))
 	require.NoError(t, err)
 
-	srv, pipeline, err := library.OpenAnswering(ctx, testConfig(data), nil)
-	require.NoError(t, err)
-	defer srv.Close()
+	srv := testlib.Open(t, testlib.Config(data))
+	pipeline := testlib.Pipeline(t, srv)
 	go srv.Follow.Run(ctx, followEvery)
 
 	// Version v of the book holds edition (v-1)%2: each run alternates, so
@@ -239,7 +230,7 @@ func TestServerAnswersBookIndexedByCLI(t *testing.T) {
 	t.Logf("book indexed by a CLI process answered by the running server %s after the CLI exited", took.Round(time.Millisecond))
 
 	// Deleted by another process: the server stops answering from it.
-	cli, err := library.Open(context.Background(), testConfig(data), nil)
+	cli, err := library.Open(context.Background(), testlib.Config(data), nil)
 	require.NoError(t, err)
 	require.NoError(t, cli.Builder.Delete(context.Background(), "guide"))
 	cli.Close()

@@ -28,6 +28,7 @@ import (
 	"github.com/citebook/citebook/index/storetest"
 	"github.com/citebook/citebook/internal/corpus"
 	"github.com/citebook/citebook/internal/library"
+	"github.com/citebook/citebook/internal/testlib"
 )
 
 // childEnv makes the test binary run the citebook CLI instead of the tests
@@ -253,8 +254,8 @@ func TestCLIKillMatchesFailPoints(t *testing.T) {
 						panic(name)
 					}
 				})
-				c := library.Defaults()
-				c.Data, c.BatchSize = sim, 2
+				c := testlib.Config(sim)
+				c.BatchSize = 2
 				a, err := library.Open(ctx, c, nil)
 				require.NoError(t, err)
 				defer a.Close()

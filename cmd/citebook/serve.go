@@ -8,6 +8,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -69,7 +71,11 @@ agents), as the principal of --token or of --tenant/--user/--groups/--admin.`,
 	fs.IntVar(&c.Serve.Burst, "burst", c.Serve.Burst, "requests a token may send at once above --rate")
 	fs.Int64Var(&c.Serve.MaxUpload, "max-upload", c.Serve.MaxUpload, "largest book upload in bytes")
 	fs.BoolVar(&f.mcpStdio, "mcp-stdio", false, "serve MCP on stdin/stdout instead of HTTP")
-	fs.StringVar(&c.Serve.Token, "token", c.Serve.Token, "with --mcp-stdio: run as this token's principal (env CITEBOOK_TOKEN)")
+	// A token from the environment is used but never shown as the flag's
+	// default in --help.
+	envToken := c.Serve.Token
+	fs.StringVar(&c.Serve.Token, "token", "", "with --mcp-stdio: run as this token's principal (env CITEBOOK_TOKEN)")
+	c.Serve.Token = envToken
 	fs.StringVar(&f.tenant, "tenant", "default", "tenant of the local principal (zero-config and --mcp-stdio)")
 	fs.StringVar(&f.user, "user", "local", "user of the local principal")
 	fs.StringSliceVar(&f.groups, "groups", nil, "groups of the local principal (--mcp-stdio)")
@@ -81,14 +87,59 @@ agents), as the principal of --token or of --tenant/--user/--groups/--admin.`,
 	return cmd
 }
 
+// defaultMemoryLimit is the soft limit serve gives the Go runtime when
+// GOMEMLIMIT is unset. The chunk texts, metadata and postings on the Go heap
+// grow with the library (the vectors and codes sit outside it), and the
+// default collector lets the heap reach twice what is live before it
+// collects: 2.3 GB of RSS at 300k chunks. Below 150k chunks it stays under
+// 1 GB anyway, and a limit near the live heap would only cost CPU, so none
+// is set there; above, 256 MiB plus 3 MiB per 1,000 chunks (1,156 MiB at
+// 300k), measured in bench/load.sh.
+func defaultMemoryLimit(chunks int) int64 {
+	if chunks < 150_000 {
+		return 0
+	}
+	return 256<<20 + int64(chunks)*(3<<20)/1000
+}
+
+// memoryLimit applies defaultMemoryLimit to the metadata's count of chunk
+// rows unless GOMEMLIMIT is set; a missing or unreadable database sets
+// nothing (the library's own open then reports it).
+func memoryLimit(ctx context.Context, c library.Config) (chunks int, limit int64) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return 0, 0
+	}
+	if _, err := os.Stat(c.MetaPath()); err != nil && c.Meta == "" {
+		return 0, 0 // a new library: nothing to size
+	}
+	db, err := library.OpenMeta(ctx, c)
+	if err != nil {
+		return 0, 0
+	}
+	defer db.Close()
+	if chunks, err = db.ChunkRows(ctx); err != nil {
+		return 0, 0
+	}
+	if limit = defaultMemoryLimit(chunks); limit > 0 {
+		debug.SetMemoryLimit(limit)
+	}
+	return chunks, limit
+}
+
 func runServe(cmd *cobra.Command, f *serveFlags) error {
 	ctx := cmd.Context()
 	c := f.cfg
+	// The limit is set before the library loads: decoding the snapshots
+	// is the peak (2.2 GB at 300k chunks when set after).
+	chunks, limit := memoryLimit(ctx, *c)
 	a, pipeline, err := library.OpenAnswering(ctx, *c, nil)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
+	if limit > 0 {
+		a.Log.Info("Go memory limit set from the library size (GOMEMLIMIT overrides it)", "chunks", chunks, "limit_mib", limit>>20)
+	}
 	tok, err := ingest.NewTokenizer()
 	if err != nil {
 		return citebook.Wrap(err, citebook.EINTERNAL, "loading the tokenizer")
@@ -110,15 +161,17 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 		Library: a.Meta, Indexer: runner, Asker: pipeline, Searcher: pipeline,
 		Previewer: previewer{tok: tok, opts: ingest.DefaultChunkOptions(), limits: c.ParseLimits()},
 		ACL:       a.ACL, Grants: a.Grants, CORSOrigins: c.Serve.CORSOrigins,
-		Tokens: tokens, DataDir: c.Data, MaxUpload: c.Serve.MaxUpload,
+		Tokens: auth.NewCached(tokens), DataDir: c.Data, MaxUpload: c.Serve.MaxUpload,
 		RatePerToken: rate.Limit(c.Serve.Rate), RateBurst: c.Serve.Burst, Registry: reg, Logger: a.Log,
 		Ready: map[string]web.Check{
+			// Each names its backend, so an operator sees which of
+			// PostgreSQL and Milvus is down.
 			"metadata": func(ctx context.Context) error {
-				return citebook.Wrap(a.Meta.SQL().PingContext(ctx), citebook.EUNAVAILABLE, "metadata database unreachable")
+				return citebook.Wrap(a.Meta.Ping(ctx), citebook.EUNAVAILABLE, "metadata database (%s) unreachable", a.Meta.Dialect())
 			},
 			"vectors": func(ctx context.Context) error {
 				_, err := a.Vectors.IDs(ctx, "readyz-probe")
-				return citebook.Wrap(err, citebook.EUNAVAILABLE, "vector store unreachable")
+				return citebook.Wrap(err, citebook.EUNAVAILABLE, "vector store (%s) unreachable", c.Store)
 			},
 		},
 	}

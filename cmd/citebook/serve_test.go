@@ -16,6 +16,7 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/internal/corpus"
+	"github.com/citebook/citebook/internal/testlib"
 	"github.com/citebook/citebook/web"
 	"github.com/citebook/citebook/web/auth"
 )
@@ -70,7 +71,7 @@ func TestTokensCommand(t *testing.T) {
 	require.NotContains(t, out, secret, "list never shows secrets")
 
 	check := func() error {
-		return withTokens(context.Background(), testConfig(data), func(s *auth.Store) error {
+		return withTokens(context.Background(), testlib.Config(data), func(s *auth.Store) error {
 			_, err := s.Lookup(context.Background(), secret)
 			return err
 		})

@@ -172,10 +172,7 @@ CREATE INDEX IF NOT EXISTS chunks_book ON chunks (book_id);`
 		defer x.bg.Done()
 		x.wmu.Lock()
 		defer x.wmu.Unlock()
-		x.mu.RLock()
-		closed := x.closed
-		x.mu.RUnlock()
-		if !closed {
+		if x.checkOpen() == nil {
 			x.snapshotIfChanged(context.Background())
 		}
 	}()
@@ -315,11 +312,8 @@ func (x *Index) write(ctx context.Context, stmt string, n int, args func(int) ([
 	}
 	x.wmu.Lock()
 	defer x.wmu.Unlock()
-	x.mu.RLock()
-	closed := x.closed
-	x.mu.RUnlock()
-	if closed {
-		return errClosed()
+	if err := x.checkOpen(); err != nil {
+		return err
 	}
 	err := sqlitefile.Write(ctx, x.db, what, func(tx *sql.Tx) error {
 		return sqlitefile.Each(ctx, tx, stmt, n, args)
@@ -755,10 +749,7 @@ func (h *topK) Pop() any {
 // Close releases the database; the index cannot be used afterwards.
 func (x *Index) Close() error {
 	x.wmu.Lock()
-	x.mu.RLock()
-	closed := x.closed
-	x.mu.RUnlock()
-	if closed {
+	if x.checkOpen() != nil {
 		x.wmu.Unlock()
 		return nil
 	}
@@ -772,6 +763,16 @@ func (x *Index) Close() error {
 	x.bg.Wait()
 	if err := x.db.Close(); err != nil {
 		return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot close lexical index")
+	}
+	return nil
+}
+
+// checkOpen fails once the index is closed.
+func (x *Index) checkOpen() error {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.closed {
+		return errClosed()
 	}
 	return nil
 }

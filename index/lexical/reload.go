@@ -2,6 +2,7 @@ package lexical
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 
 	"github.com/citebook/citebook"
@@ -15,14 +16,11 @@ import (
 func (x *Index) ReloadBooks(ctx context.Context, ids []string) error {
 	x.wmu.Lock()
 	defer x.wmu.Unlock()
-	x.mu.RLock()
-	closed := x.closed
-	x.mu.RUnlock()
-	if closed {
-		return errClosed()
+	if err := x.checkOpen(); err != nil {
+		return err
 	}
 	if ids == nil {
-		all, err := x.bookIDs(ctx)
+		all, err := sqlitefile.BookIDs(ctx, x.db, what, x.memoryBooks())
 		if err != nil {
 			return err
 		}
@@ -30,23 +28,17 @@ func (x *Index) ReloadBooks(ctx context.Context, ids []string) error {
 	}
 	byBook := make(map[string][]counted, len(ids))
 	for _, id := range ids {
-		rs, err := x.db.QueryContext(ctx, `SELECT retired, data FROM chunks WHERE book_id=?`, id)
-		if err != nil {
-			return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot reload lexical index")
-		}
 		var raw []stored
-		for rs.Next() {
+		err := sqlitefile.Rows(ctx, x.db, what, func(rs *sql.Rows) error {
 			var r stored
 			if err := rs.Scan(&r.retired, &r.data); err != nil {
-				rs.Close()
-				return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot reload lexical index")
+				return err
 			}
 			raw = append(raw, r)
-		}
-		err = rs.Err()
-		rs.Close()
+			return nil
+		}, `SELECT retired, data FROM chunks WHERE book_id=?`, id)
 		if err != nil {
-			return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot reload lexical index")
+			return err
 		}
 		// Segmenting is the expensive part; it happens outside the lock.
 		out, err := decode(raw)
@@ -93,42 +85,13 @@ func decode(raw []stored) ([]counted, error) {
 	return out, nil
 }
 
-// bookIDs lists every book with rows in the file or in memory.
-func (x *Index) bookIDs(ctx context.Context) ([]string, error) {
-	seen := map[string]bool{}
-	var out []string
-	rs, err := x.db.QueryContext(ctx, `SELECT DISTINCT book_id FROM chunks`)
-	if err != nil {
-		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot reload lexical index")
-	}
-	defer rs.Close()
-	for rs.Next() {
-		var id string
-		if err := rs.Scan(&id); err != nil {
-			return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot reload lexical index")
-		}
-		seen[id] = true
-		out = append(out, id)
-	}
-	if err := rs.Err(); err != nil {
-		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot reload lexical index")
-	}
+// memoryBooks lists the books memory holds rows of.
+func (x *Index) memoryBooks() []string {
 	x.mu.RLock()
+	defer x.mu.RUnlock()
+	var out []string
 	for k := range x.books {
-		if !seen[k.book] {
-			seen[k.book] = true
-			out = append(out, k.book)
-		}
+		out = append(out, k.book)
 	}
-	x.mu.RUnlock()
-	return out, nil
-}
-
-// onlyWriter reports whether no other process has committed to the file
-// since memory was loaded, so a snapshot of memory is a snapshot of the
-// file. After another process wrote, memory holds what ReloadBooks brought
-// in but maybe not everything, so the next start rebuilds from the database.
-func (x *Index) onlyWriter(ctx context.Context) bool {
-	v, err := sqlitefile.DataVersion(ctx, x.db)
-	return err == nil && v == x.dataVer
+	return out
 }

@@ -225,16 +225,11 @@ func (x *Index) saveSnapshot(gen uint64) error {
 }
 
 // snapshotIfChanged saves a snapshot when the database has moved on since
-// the last one. Callers hold wmu, so the generation cannot change meanwhile.
+// the last one and no other process wrote it. Callers hold wmu.
 func (x *Index) snapshotIfChanged(ctx context.Context) {
-	gen, err := sqlitefile.Generation(ctx, x.db)
-	if err != nil || gen == x.snapGen || !x.onlyWriter(ctx) {
-		return
-	}
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	if err := x.saveSnapshot(gen); err != nil {
-		// Only the next restart is slower; the database is intact.
-		slog.Warn("cannot save lexical snapshot", "dir", x.dir, "err", err)
-	}
+	sqlitefile.SnapshotIfChanged(ctx, x.db, x.snapGen, x.dataVer, what, x.dir, func(gen uint64) error {
+		x.mu.RLock()
+		defer x.mu.RUnlock()
+		return x.saveSnapshot(gen)
+	})
 }

@@ -109,3 +109,88 @@ func TestColumnScanIsExact(t *testing.T) {
 	s.mu.RUnlock()
 	require.True(t, columnCheaper(len(nonzero(sparseVec(r, dim, 0.15))), adm, dim))
 }
+
+// TestCodeKernels: the SIMD kernel adds what the portable loop adds, on
+// every block length a tile uses, and a row's coded score stays within the
+// bound the scan skips by.
+func TestCodeKernels(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{8, 16, 24, 64, 4096} {
+		xs := make([][]int8, 4)
+		for i := range xs {
+			xs[i] = make([]int8, n)
+			for j := range xs[i] {
+				xs[i][j] = int8(r.IntN(255) - 127)
+			}
+		}
+		w := []float32{float32(r.NormFloat64()), float32(r.NormFloat64()), 0, float32(r.NormFloat64())}
+		got, want := make([]float32, n), make([]float32, n)
+		for i := range got {
+			got[i] = float32(r.NormFloat64())
+			want[i] = got[i]
+		}
+		fusedCodes4(got, xs[0], xs[1], xs[2], xs[3], w)
+		fusedCodesGo(want, xs[0], xs[1], xs[2], xs[3], w)
+		for i := range got {
+			require.InDelta(t, want[i], got[i], 1e-3, "n=%d row %d", n, i)
+		}
+	}
+	// The SIMD mask marks what the portable one marks.
+	for _, n := range []int{8, 72, 4096} {
+		acc, scale := make([]float32, n), make([]float32, n)
+		for i := range acc {
+			acc[i], scale[i] = float32(r.NormFloat64()), float32(r.Float64())
+		}
+		got, want := make([]uint64, (n+63)/64), make([]uint64, (n+63)/64)
+		for i := range got {
+			got[i], want[i] = ^uint64(0), 0 // stale bits must be cleared
+		}
+		aboveMask(acc, scale, 0.1, 0.2, got)
+		aboveMaskGo(acc, scale, 0.1, 0.2, want)
+		require.Equal(t, want, got, "n=%d", n)
+		require.NotZero(t, want[0])
+	}
+	// Coded against exact scores of sparse rows.
+	s := &Store{dim: 64}
+	const rows = 300
+	vs := make([][]float32, rows)
+	for i := range vs {
+		vs[i] = normalize(sparseVec(r, 64, 0.55))
+		s.rows = append(s.rows, row{})
+		s.setColumns(int32(i), vs[i])
+	}
+	defer s.freeVectors()
+	q := normalize(sparseVec(r, 64, 0.2))
+	nz := nonzero(q)
+	for len(nz)%4 != 0 {
+		nz = append(nz, nz[0])
+	}
+	w := make([]float32, len(nz))
+	var sumW float32
+	for i, j := range nz {
+		if i < len(nonzero(q)) {
+			w[i] = q[j]
+			sumW += abs32(q[j])
+		}
+	}
+	acc := make([]float32, tileRows)
+	for i := 0; i < len(nz); i += 4 {
+		col := func(j int32) []int8 { return s.codes[0][int(j)*tileRows : int(j)*tileRows+tileRows] }
+		fusedCodes4(acc, col(nz[i]), col(nz[i+1]), col(nz[i+2]), col(nz[i+3]), w[i:i+4])
+	}
+	for i := range rows {
+		exact := exactAt(s.cols[0], nz, w, i)
+		require.InDelta(t, exact, s.scale[i]*acc[i], float64(s.scale[i]*sumW/2+1e-6), "row %d", i)
+	}
+}
+
+// TestColumnScanIsExactPortable runs the exactness test on the portable
+// kernel, which machines without AVX2 use.
+func TestColumnScanIsExactPortable(t *testing.T) {
+	if !hasAVX2 {
+		t.Skip("the portable kernel already ran")
+	}
+	hasAVX2 = false
+	defer func() { hasAVX2 = true }()
+	TestColumnScanIsExact(t)
+}

@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 
 	"github.com/citebook/citebook"
@@ -19,7 +20,7 @@ func (s *Store) ReloadBooks(ctx context.Context, ids []string) error {
 		return err
 	}
 	if ids == nil {
-		all, err := s.bookIDs(ctx)
+		all, err := sqlitefile.BookIDs(ctx, s.db, what, s.memoryBooks())
 		if err != nil {
 			return err
 		}
@@ -31,32 +32,25 @@ func (s *Store) ReloadBooks(ctx context.Context, ids []string) error {
 	}
 	byBook := make(map[string][]loaded, len(ids))
 	for _, id := range ids {
-		rs, err := s.db.QueryContext(ctx, `SELECT retired, data, vec FROM chunks WHERE book_id=?`, id)
-		if err != nil {
-			return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot reload vector store")
-		}
-		for rs.Next() {
+		err := sqlitefile.Rows(ctx, s.db, what, func(rs *sql.Rows) error {
 			var (
 				l         loaded
 				data, raw []byte
 			)
 			if err := rs.Scan(&l.c.Retired, &data, &raw); err != nil {
-				rs.Close()
-				return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot reload vector store")
+				return err
 			}
 			retired := l.c.Retired
 			if err := json.Unmarshal(data, &l.c); err != nil {
-				rs.Close()
 				return citebook.Wrap(err, citebook.EINTERNAL, "vector store row is corrupt")
 			}
 			l.c.Retired = retired
 			l.vec = decodeVec(raw, nil)
 			byBook[id] = append(byBook[id], l)
-		}
-		err = rs.Err()
-		rs.Close()
+			return nil
+		}, `SELECT retired, data, vec FROM chunks WHERE book_id=?`, id)
 		if err != nil {
-			return citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot reload vector store")
+			return err
 		}
 	}
 
@@ -85,43 +79,13 @@ func (s *Store) ReloadBooks(ctx context.Context, ids []string) error {
 	return nil
 }
 
-// bookIDs lists every book with rows in the file or in memory.
-func (s *Store) bookIDs(ctx context.Context) ([]string, error) {
-	seen := map[string]bool{}
-	var out []string
-	rs, err := s.db.QueryContext(ctx, `SELECT DISTINCT book_id FROM chunks`)
-	if err != nil {
-		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot reload vector store")
-	}
-	defer rs.Close()
-	for rs.Next() {
-		var id string
-		if err := rs.Scan(&id); err != nil {
-			return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot reload vector store")
-		}
-		seen[id] = true
-		out = append(out, id)
-	}
-	if err := rs.Err(); err != nil {
-		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot reload vector store")
-	}
+// memoryBooks lists the books memory holds rows of.
+func (s *Store) memoryBooks() []string {
 	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var out []string
 	for k := range s.books {
-		if !seen[k.book] {
-			seen[k.book] = true
-			out = append(out, k.book)
-		}
+		out = append(out, k.book)
 	}
-	s.mu.RUnlock()
-	return out, nil
-}
-
-// onlyWriter reports whether no other process has committed to the file
-// since memory was loaded, so a snapshot of memory is a snapshot of the
-// file. After another process wrote, memory holds what ReloadBooks brought
-// in but maybe not everything (an unfinished build, a repair), so the next
-// start rebuilds from the database instead.
-func (s *Store) onlyWriter(ctx context.Context) bool {
-	v, err := sqlitefile.DataVersion(ctx, s.db)
-	return err == nil && v == s.dataVer
+	return out
 }

@@ -54,6 +54,8 @@ func (s *Store) loadSnapshot(ctx context.Context, dir string) error {
 		s.vecs = s.mem.alloc(h.Rows * s.dim)[:0]
 		buf := make([]byte, 4*s.dim)
 		var vec []float32
+		s.pend.on = true
+		defer func() { s.pend.on = false; s.flushColumns() }()
 		for done := 0; done < h.Rows; {
 			var batch []citebook.Chunk
 			if err := dec.Decode(&batch); err != nil {
@@ -69,6 +71,7 @@ func (s *Store) loadSnapshot(ctx context.Context, dir string) error {
 				vec = decodeVec(buf, vec)
 				s.put(c, vec)
 			}
+			s.flushColumns()
 			done += len(batch)
 		}
 		return nil
@@ -118,18 +121,13 @@ func (s *Store) saveSnapshot(gen uint64) error {
 }
 
 // snapshotIfChanged saves a snapshot when the database has moved on since
-// the last one. Callers hold wmu, so the generation cannot change meanwhile.
+// the last one and no other process wrote it. Callers hold wmu.
 func (s *Store) snapshotIfChanged(ctx context.Context) {
-	gen, err := sqlitefile.Generation(ctx, s.db)
-	if err != nil || gen == s.snapGen || !s.onlyWriter(ctx) {
-		return
-	}
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if err := s.saveSnapshot(gen); err != nil {
-		// Only the next restart is slower; the database is intact.
-		slog.Warn("cannot save vector store snapshot", "dir", s.dir, "err", err)
-	}
+	sqlitefile.SnapshotIfChanged(ctx, s.db, s.snapGen, s.dataVer, what, s.dir, func(gen uint64) error {
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+		return s.saveSnapshot(gen)
+	})
 }
 
 // resetMemory empties the in-memory index after a snapshot failed half-way.

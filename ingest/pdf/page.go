@@ -91,7 +91,9 @@ func stripRunning(pageLines [][]pdfLine) []string {
 		}
 		bandY, bandN := 0, 0
 		for y, c := range band {
-			if c > bandN {
+			// Ties go to the band of smaller y, not to map order: the same PDF
+			// must give the same pages every time it is indexed.
+			if c > bandN || c == bandN && y < bandY {
 				bandY, bandN = y, c
 			}
 		}

@@ -491,7 +491,7 @@ func bodySize(pageLines [][]pdfLine) float64 {
 	}
 	best, bestN := 10.0, 0
 	for s, c := range count {
-		if c > bestN {
+		if c > bestN || c == bestN && s < best { // ties to the smaller size, not to map order
 			best, bestN = s, c
 		}
 	}

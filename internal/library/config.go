@@ -32,7 +32,10 @@ const (
 // thresholds, the builder's batch size, the job deadline) take that
 // package's exported default, never a second copy.
 type Config struct {
-	Data   string // library directory: metadata DB, embedded vectors, lexical index
+	Data string // library directory: metadata DB, embedded vectors, lexical index
+	// Meta is the metadata database several servers share, a postgres://
+	// URL; empty keeps SQLite in Data (MetaPath).
+	Meta   string
 	Store  string // StoreEmbedded or StoreMilvus
 	Milvus Milvus
 
@@ -117,6 +120,7 @@ func Defaults() Config {
 func Env() []EnvVar {
 	return []EnvVar{
 		{"CITEBOOK_DATA", "library directory (--data)", func(c *Config, v string) { c.Data = v }},
+		{"CITEBOOK_META", "metadata database, a postgres:// URL shared by several servers (--meta)", func(c *Config, v string) { c.Meta = v }},
 		{"MILVUS_ADDR", "Milvus address host:port (--milvus-addr)", func(c *Config, v string) { c.Milvus.Addr = v }},
 		{"CITEBOOK_EMBED_KEY", "API key of the embedding server (no flag)", func(c *Config, v string) { c.Embed.APIKey = v }},
 		{"CITEBOOK_LLM", "answerer: none, openai or ollama (--llm)", func(c *Config, v string) { c.LLM.Provider = v }},
@@ -151,7 +155,8 @@ func FromEnv(getenv func(string) string) Config {
 	return c
 }
 
-// MetaPath is where the metadata database of a library lives.
+// MetaPath is where the metadata database of a library lives when Meta is
+// empty: SQLite in the data dir.
 func (c Config) MetaPath() string { return filepath.Join(c.Data, "citebook.db") }
 
 // Answerer names the answering setup as reports and traces show it.

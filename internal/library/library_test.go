@@ -20,6 +20,7 @@ import (
 func TestFromEnv(t *testing.T) {
 	env := map[string]string{
 		"CITEBOOK_DATA":         "/srv/lib",
+		"CITEBOOK_META":         "postgres://db/citebook",
 		"MILVUS_ADDR":           "milvus:19530",
 		"CITEBOOK_EMBED_KEY":    "ek",
 		"CITEBOOK_LLM":          "openai",
@@ -39,6 +40,7 @@ func TestFromEnv(t *testing.T) {
 	}
 	c := FromEnv(func(k string) string { return env[k] })
 	require.Equal(t, "/srv/lib", c.Data)
+	require.Equal(t, "postgres://db/citebook", c.Meta)
 	require.Equal(t, "milvus:19530", c.Milvus.Addr)
 	require.Equal(t, "ek", c.Embed.APIKey)
 	require.Equal(t, "openai", c.LLM.Provider)

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/citebook/citebook"
@@ -14,8 +15,8 @@ import (
 	"github.com/citebook/citebook/index/embedder"
 	"github.com/citebook/citebook/index/lexical"
 	"github.com/citebook/citebook/index/memstore"
+	"github.com/citebook/citebook/index/metadb"
 	"github.com/citebook/citebook/index/milvus"
-	"github.com/citebook/citebook/index/sqlite"
 	"github.com/citebook/citebook/ingest"
 )
 
@@ -30,7 +31,7 @@ type FailPointKey struct{}
 type Library struct {
 	Config  Config
 	Log     *slog.Logger
-	Meta    *sqlite.DB
+	Meta    *metadb.DB
 	Vectors index.VectorStore
 	Lexical index.LexicalIndex
 	Embed   embedder.Embedder // documents for the builder, queries for answering
@@ -49,8 +50,16 @@ type Library struct {
 // OpenMeta opens (and migrates) the metadata database of the library c
 // names, for commands that need nothing else (tokens, grants, jobs); it is
 // the one place that knows where and how the metadata lives.
-func OpenMeta(ctx context.Context, c Config) (*sqlite.DB, error) {
-	return sqlite.Open(ctx, c.MetaPath())
+// A Meta that is not a postgres:// URL is refused rather than taken for a
+// SQLite path.
+func OpenMeta(ctx context.Context, c Config) (*metadb.DB, error) {
+	if c.Meta == "" {
+		return metadb.Open(ctx, c.MetaPath())
+	}
+	if !strings.HasPrefix(c.Meta, "postgres://") && !strings.HasPrefix(c.Meta, "postgresql://") {
+		return nil, citebook.Errorf(citebook.EINVALID, "--meta takes a postgres:// URL (leave it unset for SQLite in --data)")
+	}
+	return metadb.Open(ctx, c.Meta)
 }
 
 // Open opens the library c describes; log nil means slog.Default(). On

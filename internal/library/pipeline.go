@@ -33,6 +33,11 @@ func (l *Library) Deps() qa.Deps {
 	if s, ok := l.Lexical.(qa.TermStats); ok {
 		deps.Stats = s
 	}
+	if mem, ok := l.Vectors.(index.ChunkReader); ok {
+		// The embedded store holds every chunk whole: book routing reads
+		// them from memory instead of decoding them from SQLite.
+		deps.Books = index.FreshBooks{Memory: mem, Meta: l.Meta, F: l.Follow}
+	}
 	if tok, err := ingest.NewTokenizer(); err == nil {
 		deps.Tokens = tok
 	} else {

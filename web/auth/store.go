@@ -14,6 +14,7 @@ import (
 	"errors"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/citebook/citebook"
 )
@@ -32,12 +33,21 @@ type Token struct {
 
 // Store reads and writes tokens in the metadata database.
 type Store struct {
-	db  *sql.DB
+	db  DB
 	now func() time.Time
 }
 
+// DB is the metadata database as the tokens need it: a *sql.DB of SQLite,
+// or the store's dialect-aware pool (index/metadb's SQL), which rebinds the
+// ? placeholders below for PostgreSQL.
+type DB interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
 // NewStore uses db, which must have the migrations applied.
-func NewStore(db *sql.DB) *Store {
+func NewStore(db DB) *Store {
 	return &Store{db: db, now: time.Now}
 }
 
@@ -46,6 +56,13 @@ func NewStore(db *sql.DB) *Store {
 func (s *Store) Create(ctx context.Context, p citebook.Principal) (string, Token, error) {
 	if strings.TrimSpace(p.Tenant) == "" || strings.TrimSpace(p.User) == "" {
 		return "", Token{}, citebook.Errorf(citebook.EINVALID, "a token needs a tenant and a user")
+	}
+	for _, s := range append([]string{p.Tenant, p.User}, p.Groups...) {
+		// What the metadata databases store as given (PostgreSQL's text
+		// takes no NUL and no invalid UTF-8).
+		if !utf8.ValidString(s) || strings.ContainsRune(s, 0) {
+			return "", Token{}, citebook.Errorf(citebook.EINVALID, "token names must be UTF-8 text without NUL characters")
+		}
 	}
 	for _, g := range p.Groups {
 		if g == "" || strings.Contains(g, ",") {
@@ -132,11 +149,11 @@ func (s *Store) Active(ctx context.Context) (int, error) {
 // never deleted, so the answer is persistent: once true, zero-config mode
 // stays off for this library, even after every token is revoked.
 func (s *Store) AnyIssued(ctx context.Context) (bool, error) {
-	var n int
-	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM api_tokens)`).Scan(&n); err != nil {
+	var issued bool // SQLite answers 1, PostgreSQL true; both scan as a bool
+	if err := s.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM api_tokens)`).Scan(&issued); err != nil {
 		return false, citebook.Wrap(err, citebook.EUNAVAILABLE, "checking for API tokens")
 	}
-	return n == 1, nil
+	return issued, nil
 }
 
 const tokenColumns = `id, tenant, user_name, groups, admin, created_at, revoked_at`

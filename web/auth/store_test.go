@@ -2,30 +2,32 @@ package auth
 
 import (
 	"context"
-	"database/sql"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/citebook/citebook"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/index/metadb"
+	"github.com/citebook/citebook/internal/dbtest"
 )
 
-// openTestDB opens an empty metadata database the way serve does, so the
-// test runs against the shipped migrations.
-func openTestDB(t *testing.T) *sql.DB {
-	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "meta.db"))
-	require.NoError(t, err)
-	t.Cleanup(func() { db.Close() })
-	return db.SQL()
+// eachStore runs fn on a store over an empty metadata database of each
+// kind (SQLite, PostgreSQL), opened the way serve does, so the test runs
+// against the shipped migrations of both.
+func eachStore(t *testing.T, fn func(t *testing.T, s *Store)) {
+	dbtest.Each(t, func(t *testing.T, target string) {
+		db, err := metadb.Open(context.Background(), target)
+		require.NoError(t, err)
+		t.Cleanup(func() { db.Close() })
+		fn(t, NewStore(db.SQL()))
+	})
 }
 
-func TestStoreLifecycle(t *testing.T) {
+func TestStoreLifecycle(t *testing.T) { eachStore(t, testStoreLifecycle) }
+
+func testStoreLifecycle(t *testing.T, s *Store) {
 	ctx := context.Background()
-	s := NewStore(openTestDB(t))
 
 	n, err := s.Active(ctx)
 	require.NoError(t, err)
@@ -49,7 +51,7 @@ func TestStoreLifecycle(t *testing.T) {
 
 	// The secret itself is never stored.
 	var stored int
-	require.NoError(t, s.db.QueryRow(`SELECT COUNT(*) FROM api_tokens WHERE hash = ? OR id = ?`, secret, secret).Scan(&stored))
+	require.NoError(t, s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM api_tokens WHERE hash = ? OR id = ?`, secret, secret).Scan(&stored))
 	require.Zero(t, stored)
 
 	for _, bad := range []string{"", "cb_", secret + "x", strings.TrimPrefix(secret, tokenPrefix)} {
@@ -73,12 +75,17 @@ func TestStoreLifecycle(t *testing.T) {
 }
 
 func TestCreateRejectsIncompletePrincipals(t *testing.T) {
-	s := NewStore(openTestDB(t))
+	eachStore(t, testCreateRejectsIncompletePrincipals)
+}
+
+func testCreateRejectsIncompletePrincipals(t *testing.T, s *Store) {
 	for _, p := range []citebook.Principal{
 		{User: "u"},
 		{Tenant: "t"},
 		{Tenant: "t", User: "u", Groups: []string{"a,b"}},
 		{Tenant: "t", User: "u", Groups: []string{""}},
+		{Tenant: "t", User: "u\x00"},
+		{Tenant: "t\xff", User: "u"},
 	} {
 		_, _, err := s.Create(context.Background(), p)
 		require.Equal(t, citebook.EINVALID, citebook.ErrorCode(err), "%+v", p)
@@ -87,9 +94,10 @@ func TestCreateRejectsIncompletePrincipals(t *testing.T) {
 
 // TestAnyIssuedOutlivesRevocation: zero-config mode keys on AnyIssued, which
 // stays true once a token was created, even with every token revoked.
-func TestAnyIssuedOutlivesRevocation(t *testing.T) {
+func TestAnyIssuedOutlivesRevocation(t *testing.T) { eachStore(t, testAnyIssuedOutlivesRevocation) }
+
+func testAnyIssuedOutlivesRevocation(t *testing.T, s *Store) {
 	ctx := context.Background()
-	s := NewStore(openTestDB(t))
 	issued, err := s.AnyIssued(ctx)
 	require.NoError(t, err)
 	require.False(t, issued)

@@ -15,11 +15,7 @@ import (
 // failures keep the code that tells a bug from an outage.
 func TestWrite(t *testing.T) {
 	ctx := context.Background()
-	db, err := Open(t.TempDir(), "t.db", "test store")
-	require.NoError(t, err)
-	t.Cleanup(func() { db.Close() })
-	_, err = db.ExecContext(ctx, `CREATE TABLE kv (k TEXT PRIMARY KEY, v INTEGER NOT NULL)`)
-	require.NoError(t, err)
+	db := testDB(t, `CREATE TABLE kv (k TEXT PRIMARY KEY, v INTEGER NOT NULL)`)
 
 	insert := func(keys ...string) func(tx *sql.Tx) error {
 		return func(tx *sql.Tx) error {
@@ -50,4 +46,18 @@ func TestWrite(t *testing.T) {
 			require.Equal(t, tc.rows, n)
 		})
 	}
+}
+
+// testDB is a file opened as the stores open theirs, with the statements
+// run; it is closed when the test ends.
+func testDB(t *testing.T, stmts ...string) *sql.DB {
+	t.Helper()
+	db, err := Open(t.TempDir(), "t.db", "test store")
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	for _, st := range stmts {
+		_, err = db.ExecContext(context.Background(), st)
+		require.NoError(t, err)
+	}
+	return db
 }

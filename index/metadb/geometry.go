@@ -1,4 +1,4 @@
-package sqlite
+package metadb
 
 import (
 	"context"
@@ -102,9 +102,12 @@ func decodeGeometry(b []byte) ([]citebook.WordBox, error) {
 func (d *DB) Geometry(ctx context.Context, ids []string) (map[string][]citebook.WordBox, error) {
 	out := map[string][]citebook.WordBox{}
 	err := chunked(ids, func(part []string) error {
-		ph, args := placeholders(part)
-		rows, err := d.db.QueryContext(ctx, `SELECT r.id, r.geometry FROM chunks r`+activeJoin+
-			`AND length(r.geometry) > 0 AND r.id IN (`+ph+`)`, args...)
+		q, args, err := in(`SELECT r.id, r.geometry FROM chunks r`+activeJoin+
+			`AND length(r.geometry) > 0 AND r.id IN (?)`, nil, part)
+		if err != nil {
+			return err
+		}
+		rows, err := d.db.QueryContext(ctx, q, args...)
 		if err != nil {
 			return err
 		}

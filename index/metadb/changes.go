@@ -1,4 +1,4 @@
-package sqlite
+package metadb
 
 import (
 	"context"
@@ -20,20 +20,27 @@ func newOrigin() string {
 }
 
 // logChange records, inside the transaction making it, that a book's served
-// state changed (a version switch or a deletion).
-func (d *DB) logChange(ctx context.Context, tx *sql.Tx, bookID string) error {
-	res, err := tx.ExecContext(ctx, `INSERT INTO changes (book_id, origin, at) VALUES (?,?,?)`, bookID, d.origin, now())
-	if err != nil {
-		return err
+// state changed (a version switch or a deletion). Generations must become
+// visible in order (a follower that has read gen N skips everything below
+// it): SQLite has one writer at a time anyway; PostgreSQL draws identity
+// values before commit, so its dialect locks the table first and holds the
+// lock to commit. Call it last in a transaction.
+func (d *DB) logChange(ctx context.Context, tx *txn, bookID string) error {
+	if d.d.lockChanges != "" {
+		if _, err := tx.ExecContext(ctx, d.d.lockChanges); err != nil {
+			return err
+		}
 	}
-	gen, err := res.LastInsertId()
-	if err != nil {
+	var gen int64
+	if err := tx.QueryRowContext(ctx, `INSERT INTO changes (book_id, origin, at) VALUES (?,?,?) RETURNING gen`,
+		bookID, d.origin, now()).Scan(&gen); err != nil {
 		return err
 	}
 	if gen%100 == 0 {
-		_, err = tx.ExecContext(ctx, `DELETE FROM changes WHERE gen <= ?`, gen-keepChanges)
+		_, err := tx.ExecContext(ctx, `DELETE FROM changes WHERE gen <= ?`, gen-keepChanges)
+		return err
 	}
-	return err
+	return nil
 }
 
 // Changes reports the newest generation and the books other database
@@ -66,8 +73,11 @@ func (d *DB) Changes(ctx context.Context, since int64) (index.Changes, error) {
 func (d *DB) ChunkLifespans(ctx context.Context, ids []string) (map[string][]index.Lifespan, error) {
 	out := make(map[string][]index.Lifespan, len(ids))
 	err := chunked(ids, func(part []string) error {
-		ph, args := placeholders(part)
-		rows, err := d.db.QueryContext(ctx, `SELECT id, book_id, version, retired FROM chunks WHERE id IN (`+ph+`)`, args...)
+		q, args, err := in(`SELECT id, book_id, version, retired FROM chunks WHERE id IN (?)`, nil, part)
+		if err != nil {
+			return err
+		}
+		rows, err := d.db.QueryContext(ctx, q, args...)
 		if err != nil {
 			return err
 		}

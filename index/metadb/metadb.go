@@ -1,12 +1,19 @@
-// Package sqlite is the metadata database of a library: books, versions,
-// index jobs and batches, and the parents and chunks of every served version.
-// It is the single place readers resolve which version of a book is served,
-// so switching a book to a new version is one transaction here.
+// Package metadb is the metadata database of a library: books, versions,
+// index jobs and batches, the parents and chunks of every served version,
+// the change log, and (through SQL) the grants and API tokens. It is the
+// single place readers resolve which version of a book is served, so
+// switching a book to a new version is one transaction here.
 //
-// It uses SQLite through modernc.org/sqlite (pure Go, no cgo) in WAL mode so
-// readers never block the builder, with the schema of package migrations
-// applied at Open.
-package sqlite
+// It runs on SQLite (the zero-config default: one file in the data dir,
+// through modernc.org/sqlite, pure Go) or on PostgreSQL (several servers on
+// one library, through github.com/jackc/pgx/v5's database/sql driver). The
+// SQL is written once, in the subset both understand, with ? placeholders
+// that the PostgreSQL dialect rebinds to $n (sqlx.Rebind); sqlite.go and
+// postgres.go hold only what differs: how to open and tune the connection,
+// how to recognise constraint errors, what to retry, and how the change log
+// keeps its generations in commit order. The schema of package migrations
+// (one numbered folder per database, same numbers) is applied at Open.
+package metadb
 
 import (
 	"context"
@@ -14,65 +21,96 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"github.com/jmoiron/sqlx"
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/migrations"
 )
 
 // DB is an open metadata database. It is safe for concurrent use.
 type DB struct {
-	db     *sql.DB
+	db     *SQL
+	d      *dialect
 	origin string // names this handle in the change log
 }
 
 var _ index.Meta = (*DB)(nil)
 
-// Open opens (creating if needed) the database file at path and applies
-// pending migrations. Foreign keys are enforced, writers wait up to 10 s for
-// a lock instead of failing, and transactions take the write lock up front
-// so two writers never deadlock upgrading a read lock.
-func Open(ctx context.Context, path string) (*DB, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot create metadata directory")
+// Open opens the metadata database target names: a postgres:// or
+// postgresql:// URL is a PostgreSQL database, anything else the path of a
+// SQLite file (created if needed). Pending migrations are applied.
+func Open(ctx context.Context, target string) (*DB, error) {
+	d := sqliteDialect
+	if isPostgres(target) {
+		d = postgresDialect
 	}
-	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(10000)")
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "foreign_keys(1)")
-	// FULL, not NORMAL: the builder deletes retired chunks from the stores
-	// right after Activate commits, so a commit lost to a power cut would
-	// leave the old version served without its chunks.
-	q.Add("_pragma", "synchronous(FULL)")
-	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	db, err := d.open(ctx, target)
 	if err != nil {
-		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot open metadata database")
+		return nil, err
 	}
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot open metadata database %s", path)
-	}
-	if _, err := migrations.Up(ctx, db); err != nil {
-		db.Close()
-		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot migrate metadata database %s", path)
-	}
-	return &DB{db: db, origin: newOrigin()}, nil
+	return &DB{db: &SQL{db: db, bind: d.bind}, d: d, origin: newOrigin()}, nil
 }
 
+// Dialect names the database behind db: "sqlite" or "postgres".
+func (d *DB) Dialect() string { return string(d.d.name) }
+
 // SQL exposes the connection pool so packages owning later migrations (ACL
-// grants, API tokens) keep their queries beside their code.
-func (d *DB) SQL() *sql.DB { return d.db }
+// grants, API tokens) keep their queries beside their code; their ?
+// placeholders are rebound like the store's own.
+func (d *DB) SQL() *SQL { return d.db }
+
+// Ping checks the database answers; /readyz reports it.
+func (d *DB) Ping(ctx context.Context) error {
+	return unavailable(d.db.db.PingContext(ctx), "ping")
+}
 
 // Close closes the database.
-func (d *DB) Close() error { return d.db.Close() }
+func (d *DB) Close() error { return d.db.db.Close() }
+
+// SQL is the connection pool in the database's dialect: statements are
+// written with ? placeholders and rebound for PostgreSQL, so a statement has
+// one text for both databases.
+type SQL struct {
+	db   *sql.DB
+	bind int // sqlx bind type
+}
+
+// ExecContext runs a statement that returns no rows.
+func (s *SQL) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return s.db.ExecContext(ctx, sqlx.Rebind(s.bind, query), args...)
+}
+
+// QueryContext runs a query.
+func (s *SQL) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return s.db.QueryContext(ctx, sqlx.Rebind(s.bind, query), args...)
+}
+
+// QueryRowContext runs a query expected to return at most one row.
+func (s *SQL) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return s.db.QueryRowContext(ctx, sqlx.Rebind(s.bind, query), args...)
+}
+
+// txn is a transaction in the database's dialect.
+type txn struct {
+	tx   *sql.Tx
+	bind int
+}
+
+func (t *txn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return t.tx.ExecContext(ctx, sqlx.Rebind(t.bind, query), args...)
+}
+
+func (t *txn) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return t.tx.QueryRowContext(ctx, sqlx.Rebind(t.bind, query), args...)
+}
+
+func (t *txn) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
+	return t.tx.PrepareContext(ctx, sqlx.Rebind(t.bind, query))
+}
 
 func now() string { return time.Now().UTC().Format(time.RFC3339Nano) }
 
@@ -91,6 +129,21 @@ func fmtTime(t time.Time) string {
 	return t.UTC().Format(time.RFC3339Nano)
 }
 
+// text makes a free-form message or title storable in both databases:
+// PostgreSQL's text takes neither NUL nor invalid UTF-8, and a job must not
+// lose its state because its error quoted a binary file. Valid text is
+// unchanged.
+func text(s string) string {
+	if name(s) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
+}
+
+// name reports whether s is stored as given by both databases; identifiers
+// that are not are refused rather than changed.
+func name(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }
+
 func jsonText(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
@@ -107,17 +160,30 @@ func unavailable(err error, what string) error {
 	return citebook.Wrap(err, citebook.EUNAVAILABLE, "metadata database: %s", what)
 }
 
-// inTx runs fn in one write transaction.
-func (d *DB) inTx(ctx context.Context, what string, fn func(tx *sql.Tx) error) error {
-	tx, err := d.db.BeginTx(ctx, nil)
+// inTx runs fn in one write transaction. A transaction the database gave
+// up on for a reason another attempt can fix (PostgreSQL's deadlock
+// detection or a serialization failure; SQLite waits instead, busy_timeout)
+// runs again from the start, up to three times.
+func (d *DB) inTx(ctx context.Context, what string, fn func(tx *txn) error) error {
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		if err = d.tryTx(ctx, fn); err == nil || !d.d.retry(err) || ctx.Err() != nil {
+			break
+		}
+	}
+	return unavailable(err, what)
+}
+
+func (d *DB) tryTx(ctx context.Context, fn func(tx *txn) error) error {
+	t, err := d.db.db.BeginTx(ctx, nil)
 	if err != nil {
-		return unavailable(err, what)
+		return err
 	}
-	defer tx.Rollback()
-	if err := fn(tx); err != nil {
-		return unavailable(err, what)
+	defer t.Rollback()
+	if err := fn(&txn{tx: t, bind: d.db.bind}); err != nil {
+		return err
 	}
-	return unavailable(tx.Commit(), what)
+	return t.Commit()
 }
 
 // scanner is a *sql.Row or *sql.Rows, so one scan function serves single
@@ -126,7 +192,7 @@ type scanner interface{ Scan(...any) error }
 
 // queryAll runs query and scans every row with scan, closing the rows, so
 // each listing spells out only its columns; errors are reported as what.
-func queryAll[T any](ctx context.Context, db *sql.DB, what string, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+func queryAll[T any](ctx context.Context, db *SQL, what string, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
 	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, unavailable(err, what)
@@ -156,16 +222,15 @@ func affected(res sql.Result, what string, notFound func() error) error {
 	return nil
 }
 
-// placeholders returns "?,?,…" with n marks and the IDs as arguments.
-func placeholders(ids []string) (string, []any) {
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
-	return strings.TrimSuffix(strings.Repeat("?,", len(ids)), ","), args
+// in expands the one "IN (?)" of query to a mark per ID and returns the
+// arguments: args before the list, the IDs, then after.
+func in(query string, before []any, ids []string, after ...any) (string, []any, error) {
+	args := append(append(append([]any{}, before...), ids), after...)
+	return sqlx.In(query, args...)
 }
 
-// chunked splits ids into groups small enough for SQLite's variable limit.
+// chunked splits ids into groups small enough for SQLite's variable limit
+// (PostgreSQL takes 65,535; one size serves both).
 func chunked(ids []string, fn func([]string) error) error {
 	const max = 500
 	for len(ids) > 0 {
@@ -219,6 +284,9 @@ func (d *DB) PutBook(ctx context.Context, b citebook.Book) error {
 	if b.ID == "" || b.Tenant == "" {
 		return citebook.Errorf(citebook.EINVALID, "a book needs an ID and a tenant")
 	}
+	if !name(b.ID) || !name(b.Tenant) {
+		return citebook.Errorf(citebook.EINVALID, "a book's ID and tenant must be UTF-8 text without NUL characters")
+	}
 	if b.Groups == nil {
 		b.Groups = []string{}
 	}
@@ -229,7 +297,7 @@ func (d *DB) PutBook(ctx context.Context, b citebook.Book) error {
 	_, err := d.db.ExecContext(ctx, `INSERT INTO books (`+bookCols+`) VALUES (?,?,?,?,?,?,?,?,0,?)
 		ON CONFLICT (id) DO UPDATE SET tenant=excluded.tenant, title=excluded.title, format=excluded.format,
 		language=excluded.language, groups=excluded.groups, source=excluded.source, pages=excluded.pages`,
-		b.ID, b.Tenant, b.Title, string(b.Format), b.Language, jsonText(b.Groups), b.Source, b.Pages, created)
+		b.ID, b.Tenant, text(b.Title), string(b.Format), b.Language, jsonText(b.Groups), b.Source, b.Pages, created)
 	return unavailable(err, "write book")
 }
 
@@ -237,7 +305,7 @@ func (d *DB) PutBook(ctx context.Context, b citebook.Book) error {
 // schema cascades) and its grants, in one transaction, so a book added again
 // under the same ID starts clean. A missing book is ENOTFOUND.
 func (d *DB) DeleteBook(ctx context.Context, id string) error {
-	return d.inTx(ctx, "delete book", func(tx *sql.Tx) error {
+	return d.inTx(ctx, "delete book", func(tx *txn) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM books WHERE id=?`, id)
 		if err != nil {
 			return err
@@ -247,11 +315,11 @@ func (d *DB) DeleteBook(ctx context.Context, id string) error {
 		}); err != nil {
 			return err
 		}
-		if err := d.logChange(ctx, tx, id); err != nil {
+		if _, err = tx.ExecContext(ctx, `DELETE FROM grants WHERE book_id=?`, id); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM grants WHERE book_id=?`, id)
-		return err
+		// Last: on PostgreSQL it locks the change log until commit.
+		return d.logChange(ctx, tx, id)
 	})
 }
 
@@ -297,11 +365,11 @@ func (d *DB) CreateVersion(ctx context.Context, v citebook.Version) error {
 	}
 	_, err := d.db.ExecContext(ctx, `INSERT INTO versions (book_id, number, content_hash, source_hash, status,
 		error, embedding, chunks, created) VALUES (?,?,?,?,?,?,?,?,?)`,
-		v.BookID, v.Number, v.ContentHash, v.SourceHash, string(v.Status), v.Error, v.Embedding, v.Chunks, created)
-	if err != nil && strings.Contains(err.Error(), "UNIQUE") {
+		v.BookID, v.Number, v.ContentHash, v.SourceHash, string(v.Status), text(v.Error), v.Embedding, v.Chunks, created)
+	if err != nil && d.d.unique(err) {
 		return citebook.Wrap(err, citebook.ECONFLICT, "version %d of book %q already exists", v.Number, v.BookID)
 	}
-	if err != nil && strings.Contains(err.Error(), "FOREIGN KEY") {
+	if err != nil && d.d.foreignKey(err) {
 		return citebook.Wrap(err, citebook.ENOTFOUND, "book %q not found", v.BookID)
 	}
 	return unavailable(err, "create version")
@@ -310,7 +378,7 @@ func (d *DB) CreateVersion(ctx context.Context, v citebook.Version) error {
 // SetVersionStatus moves a version to status, recording msg as its error.
 func (d *DB) SetVersionStatus(ctx context.Context, bookID string, version int, status citebook.VersionStatus, msg string) error {
 	res, err := d.db.ExecContext(ctx, `UPDATE versions SET status=?, error=? WHERE book_id=? AND number=?`,
-		string(status), msg, bookID, version)
+		string(status), text(msg), bookID, version)
 	if err != nil {
 		return unavailable(err, "update version")
 	}
@@ -325,7 +393,7 @@ func (d *DB) SetVersionStatus(ctx context.Context, bookID string, version int, s
 // chunk rows (counted inside the transaction) are not the number its build
 // recorded, so a version is never served with rows missing.
 func (d *DB) Activate(ctx context.Context, bookID string, version int) error {
-	return d.inTx(ctx, "activate version", func(tx *sql.Tx) error {
+	return d.inTx(ctx, "activate version", func(tx *txn) error {
 		var status string
 		var want int
 		err := tx.QueryRowContext(ctx, `SELECT status, chunks FROM versions WHERE book_id=? AND number=?`, bookID, version).Scan(&status, &want)
@@ -360,7 +428,7 @@ func (d *DB) Activate(ctx context.Context, bookID string, version int) error {
 // DiscardVersion removes the rows a build of version wrote and undoes its
 // retirements, so the next build starts from the active version.
 func (d *DB) DiscardVersion(ctx context.Context, bookID string, version int) error {
-	return d.inTx(ctx, "discard version", func(tx *sql.Tx) error {
+	return d.inTx(ctx, "discard version", func(tx *txn) error {
 		for _, table := range []string{"parents", "chunks"} {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE book_id=? AND version=?`, bookID, version); err != nil {
 				return err

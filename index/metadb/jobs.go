@@ -1,4 +1,4 @@
-package sqlite
+package metadb
 
 import (
 	"context"
@@ -30,16 +30,15 @@ func (d *DB) CreateJob(ctx context.Context, j *index.Job) error {
 	if j.OCR != nil {
 		ocr = jsonText(j.OCR)
 	}
-	res, err := d.db.ExecContext(ctx, `INSERT INTO jobs (book_id, version, status, abandoned, started, finished, error,
+	err := d.db.QueryRowContext(ctx, `INSERT INTO jobs (book_id, version, status, abandoned, started, finished, error,
 		chunks, embedded, upserted, deleted, host, pid, pid_start, heartbeat, superseded_by, ocr)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
-		j.BookID, j.Version, status, abandoned, started, fmtTime(j.Finished), j.Error,
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id`,
+		j.BookID, j.Version, status, abandoned, started, fmtTime(j.Finished), text(j.Error),
 		j.Chunks, j.Embedded, j.Upserted, j.Deleted, j.Owner.Host, j.Owner.PID, j.Owner.Start,
-		fmtTime(j.Heartbeat), j.SupersededBy, ocr)
-	if err != nil {
-		return unavailable(err, "create job")
+		fmtTime(j.Heartbeat), j.SupersededBy, ocr).Scan(&j.ID)
+	if err != nil && d.d.foreignKey(err) {
+		return citebook.Wrap(err, citebook.ENOTFOUND, "book %q not found", j.BookID)
 	}
-	j.ID, err = res.LastInsertId()
 	return unavailable(err, "create job")
 }
 
@@ -48,7 +47,7 @@ func (d *DB) CreateJob(ctx context.Context, j *index.Job) error {
 func (d *DB) UpdateJob(ctx context.Context, j index.Job) error {
 	status, abandoned := jobStatus(j.Status)
 	res, err := d.db.ExecContext(ctx, `UPDATE jobs SET status=?, abandoned=?, finished=?, error=?, chunks=?, embedded=?,
-		upserted=?, deleted=?, superseded_by=? WHERE id=?`, status, abandoned, fmtTime(j.Finished), j.Error,
+		upserted=?, deleted=?, superseded_by=? WHERE id=?`, status, abandoned, fmtTime(j.Finished), text(j.Error),
 		j.Chunks, j.Embedded, j.Upserted, j.Deleted, j.SupersededBy, j.ID)
 	if err != nil {
 		return unavailable(err, "update job")
@@ -115,7 +114,7 @@ func (d *DB) Jobs(ctx context.Context, bookID string) ([]index.Job, error) {
 
 // CreateBatches inserts the planned batches of a job in one transaction.
 func (d *DB) CreateBatches(ctx context.Context, bs []index.Batch) error {
-	return d.inTx(ctx, "create batches", func(tx *sql.Tx) error {
+	return d.inTx(ctx, "create batches", func(tx *txn) error {
 		stmt, err := tx.PrepareContext(ctx, `INSERT INTO batches (job_id, n, status, attempts, error, chunk_ids) VALUES (?,?,?,?,?,?)`)
 		if err != nil {
 			return err
@@ -128,7 +127,7 @@ func (d *DB) CreateBatches(ctx context.Context, bs []index.Batch) error {
 			if b.ChunkIDs == nil {
 				b.ChunkIDs = []string{}
 			}
-			if _, err := stmt.ExecContext(ctx, b.JobID, b.N, string(b.Status), b.Attempts, b.Error, jsonText(b.ChunkIDs)); err != nil {
+			if _, err := stmt.ExecContext(ctx, b.JobID, b.N, string(b.Status), b.Attempts, text(b.Error), jsonText(b.ChunkIDs)); err != nil {
 				return err
 			}
 		}
@@ -139,7 +138,7 @@ func (d *DB) CreateBatches(ctx context.Context, bs []index.Batch) error {
 // UpdateBatch saves a batch's status, attempts and error.
 func (d *DB) UpdateBatch(ctx context.Context, b index.Batch) error {
 	res, err := d.db.ExecContext(ctx, `UPDATE batches SET status=?, attempts=?, error=? WHERE job_id=? AND n=?`,
-		string(b.Status), b.Attempts, b.Error, b.JobID, b.N)
+		string(b.Status), b.Attempts, text(b.Error), b.JobID, b.N)
 	if err != nil {
 		return unavailable(err, "update batch")
 	}

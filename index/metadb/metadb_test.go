@@ -1,4 +1,4 @@
-package sqlite_test
+package metadb_test
 
 import (
 	"context"
@@ -6,17 +6,29 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
-	"github.com/citebook/citebook/index/sqlite"
+	"github.com/citebook/citebook/index/metadb"
+	"github.com/citebook/citebook/internal/dbtest"
 )
 
-func open(t *testing.T) *sqlite.DB {
+// each runs fn on a new empty store of each kind: SQLite, and PostgreSQL
+// when CITEBOOK_TEST_POSTGRES names a server (required under CI). This is
+// the metadata contract: every test below runs it on both databases.
+func each(t *testing.T, fn func(t *testing.T, db *metadb.DB)) {
+	dbtest.Each(t, func(t *testing.T, target string) {
+		fn(t, open(t, target))
+	})
+}
+
+// open opens the store at target, closed when the test ends.
+func open(t *testing.T, target string) *metadb.DB {
 	t.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "meta", "citebook.db"))
+	db, err := metadb.Open(context.Background(), target)
 	require.NoError(t, err)
 	t.Cleanup(func() { db.Close() })
 	return db
@@ -26,8 +38,9 @@ func TestOpenAppliesMigrationsOnce(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "m.db")
 	for i := 0; i < 2; i++ { // the second open finds nothing pending
-		db, err := sqlite.Open(ctx, path)
+		db, err := metadb.Open(ctx, path)
 		require.NoError(t, err)
+		require.Equal(t, "sqlite", db.Dialect())
 		var mode string
 		require.NoError(t, db.SQL().QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&mode))
 		require.Equal(t, "wal", mode)
@@ -42,9 +55,38 @@ func TestOpenAppliesMigrationsOnce(t *testing.T) {
 	}
 }
 
-func TestBooks(t *testing.T) {
+func TestOpenPostgresAppliesMigrationsOnce(t *testing.T) {
 	ctx := context.Background()
-	db := open(t)
+	dsn := dbtest.DSN(t)
+	for i := 0; i < 2; i++ {
+		db, err := metadb.Open(ctx, dsn)
+		require.NoError(t, err)
+		require.Equal(t, "postgres", db.Dialect())
+		require.NoError(t, db.Ping(ctx))
+		var n int
+		require.NoError(t, db.SQL().QueryRowContext(ctx, `SELECT COUNT(*) FROM pg_tables WHERE schemaname = current_schema()
+			AND tablename IN ('books','versions','jobs','batches','parents','chunks','index_settings','grants','api_tokens','changes')`).Scan(&n))
+		require.Equal(t, 10, n)
+		require.NoError(t, db.Close())
+	}
+}
+
+// TestOpenPostgresUnreachable: a server that is not there is a clear
+// EUNAVAILABLE error that names the database but not its password.
+func TestOpenPostgresUnreachable(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := metadb.Open(ctx, "postgres://citebook:s3cret@127.0.0.1:1/library?sslmode=disable&connect_timeout=2")
+	require.Error(t, err)
+	require.Equal(t, citebook.EUNAVAILABLE, citebook.ErrorCode(err))
+	require.Contains(t, err.Error(), "127.0.0.1:1/library")
+	require.NotContains(t, err.Error(), "s3cret")
+}
+
+func TestBooks(t *testing.T) { each(t, testBooks) }
+
+func testBooks(t *testing.T, db *metadb.DB) {
+	ctx := context.Background()
 	require.NoError(t, db.PutBook(ctx, citebook.Book{ID: "b1", Tenant: "acme", Title: "One", Format: citebook.FormatPDF, Groups: []string{"eng"}, Pages: 7}))
 	require.NoError(t, db.PutBook(ctx, citebook.Book{ID: "b2", Tenant: "acme", Title: "Two"}))
 	require.NoError(t, db.PutBook(ctx, citebook.Book{ID: "b3", Tenant: "other", Title: "Three"}))
@@ -83,9 +125,10 @@ func TestBooks(t *testing.T) {
 	require.Equal(t, citebook.EINVALID, citebook.ErrorCode(db.PutBook(ctx, citebook.Book{ID: "x"})))
 }
 
-func TestVersionsAndActivate(t *testing.T) {
+func TestVersionsAndActivate(t *testing.T) { each(t, testVersionsAndActivate) }
+
+func testVersionsAndActivate(t *testing.T, db *metadb.DB) {
 	ctx := context.Background()
-	db := open(t)
 	require.NoError(t, db.PutBook(ctx, citebook.Book{ID: "b", Tenant: "t"}))
 	require.NoError(t, db.CreateVersion(ctx, citebook.Version{BookID: "b", Number: 1, ContentHash: "h1", SourceHash: "s1", Embedding: "builtin/x/8", Chunks: 3}))
 	require.Equal(t, citebook.ECONFLICT, citebook.ErrorCode(db.CreateVersion(ctx, citebook.Version{BookID: "b", Number: 1})))
@@ -153,9 +196,10 @@ func ids(cs []citebook.Chunk) []string {
 // TestChunkVersions builds version 1 (a b c d) and version 2 (a, c moved to
 // another place, e new; b and d removed) the way the builder does and checks
 // what each version and the served version see.
-func TestChunkVersions(t *testing.T) {
+func TestChunkVersions(t *testing.T) { each(t, testChunkVersions) }
+
+func testChunkVersions(t *testing.T, db *metadb.DB) {
 	ctx := context.Background()
-	db := open(t)
 	require.NoError(t, db.PutBook(ctx, citebook.Book{ID: "b", Tenant: "t"}))
 	require.NoError(t, db.CreateVersion(ctx, citebook.Version{BookID: "b", Number: 1, Chunks: 4}))
 	require.NoError(t, db.SaveParents(ctx, 1, []citebook.Parent{{ID: "p1", BookID: "b", Ordinal: 0, Text: "P1 v1"}, {ID: "p2", BookID: "b", Ordinal: 1, Text: "P2"}}))
@@ -236,9 +280,10 @@ func TestChunkVersions(t *testing.T) {
 
 // TestDiscardVersion checks that a failed build's rows vanish and its
 // retirements are undone, so the next build starts from the served version.
-func TestDiscardVersion(t *testing.T) {
+func TestDiscardVersion(t *testing.T) { each(t, testDiscardVersion) }
+
+func testDiscardVersion(t *testing.T, db *metadb.DB) {
 	ctx := context.Background()
-	db := open(t)
 	require.NoError(t, db.PutBook(ctx, citebook.Book{ID: "b", Tenant: "t"}))
 	require.NoError(t, db.SaveChunks(ctx, []citebook.Chunk{chunk("a", 1, 0, "p"), chunk("b", 1, 1, "p")}))
 	require.NoError(t, db.SaveParents(ctx, 1, []citebook.Parent{{ID: "p", BookID: "b"}}))
@@ -256,9 +301,10 @@ func TestDiscardVersion(t *testing.T) {
 	}
 }
 
-func TestJobsAndBatches(t *testing.T) {
+func TestJobsAndBatches(t *testing.T) { each(t, testJobsAndBatches) }
+
+func testJobsAndBatches(t *testing.T, db *metadb.DB) {
 	ctx := context.Background()
-	db := open(t)
 	require.NoError(t, db.PutBook(ctx, citebook.Book{ID: "b", Tenant: "t"}))
 	require.NoError(t, db.PutBook(ctx, citebook.Book{ID: "c", Tenant: "t"}))
 	j1 := index.Job{BookID: "b", Version: 1, Chunks: 5}
@@ -313,9 +359,10 @@ func TestJobsAndBatches(t *testing.T) {
 	}, bs)
 }
 
-func TestEmbeddingVersion(t *testing.T) {
+func TestEmbeddingVersion(t *testing.T) { each(t, testEmbeddingVersion) }
+
+func testEmbeddingVersion(t *testing.T, db *metadb.DB) {
 	ctx := context.Background()
-	db := open(t)
 	_, ok, err := db.EmbeddingVersion(ctx)
 	require.NoError(t, err)
 	require.False(t, ok)
@@ -330,9 +377,10 @@ func TestEmbeddingVersion(t *testing.T) {
 
 // TestConcurrentWriters checks WAL plus immediate transactions let writers
 // wait for each other instead of failing with SQLITE_BUSY.
-func TestConcurrentWriters(t *testing.T) {
+func TestConcurrentWriters(t *testing.T) { each(t, testConcurrentWriters) }
+
+func testConcurrentWriters(t *testing.T, db *metadb.DB) {
 	ctx := context.Background()
-	db := open(t)
 	require.NoError(t, db.PutBook(ctx, citebook.Book{ID: "b", Tenant: "t"}))
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)

@@ -1,10 +1,11 @@
-package sqlite
+package metadb
 
 import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/ingest"
 	"github.com/citebook/citebook/internal/corpus"
+	"github.com/citebook/citebook/internal/dbtest"
 )
 
 // neighboursOne is the per-chunk lookup Neighbours replaced, kept verbatim
@@ -91,16 +93,16 @@ func loadBooks(t testing.TB) map[string]*bookRows {
 	return books
 }
 
-// libraryDB writes the books into a new database at path as version 1,
+// libraryDB writes the books into a new database at target as version 1,
 // served. It then builds version 2 of R-intro the way a re-index does:
 // every chunk row retired and re-saved with every tenth chunk gone and the
 // rest renumbered, so neighbours differ between the versions. Version 2 is
 // activated only when activate2 is set.
-func libraryDB(t testing.TB, path string, activate2 bool) (ids []string, dropped string) {
+func libraryDB(t testing.TB, target string, activate2 bool) (ids []string, dropped string) {
 	t.Helper()
 	ctx := context.Background()
 	books := loadBooks(t)
-	db, err := Open(ctx, path)
+	db, err := Open(ctx, target)
 	require.NoError(t, err)
 	defer db.Close()
 	for id, b := range books {
@@ -150,30 +152,35 @@ func libraryDB(t testing.TB, path string, activate2 bool) (ids []string, dropped
 // lookup returns exactly what the per-chunk lookup did, for the served
 // version before and after a re-index is activated and for several n.
 func TestNeighboursBatchedEqualsPerChunk(t *testing.T) {
-	ctx := context.Background()
 	for _, activate := range []bool{false, true} {
-		path := filepath.Join(t.TempDir(), "meta.db")
-		ids, dropped := libraryDB(t, path, activate)
-		db, err := Open(ctx, path)
-		require.NoError(t, err)
-		t.Cleanup(func() { db.Close() })
-		for _, n := range []int{-1, 0, 1, 2, 5} {
-			want, err := db.neighboursLoop(ctx, ids, n)
-			require.NoError(t, err)
-			got, err := db.Neighbours(ctx, ids, n)
-			require.NoError(t, err)
-			require.Equal(t, want, got, "activate=%v n=%d", activate, n)
-			require.NotContains(t, got, "no-such-chunk")
-			if activate {
-				require.NotContains(t, got, dropped, "a chunk the served version dropped has no neighbours")
-			} else {
-				require.Len(t, got[dropped], 2*max(n, 0)+1, "version 1 is served until Activate")
-			}
-		}
-		got, err := db.Neighbours(ctx, nil, 1)
-		require.NoError(t, err)
-		require.Empty(t, got)
+		t.Run(fmt.Sprintf("activate=%v", activate), func(t *testing.T) {
+			dbtest.Each(t, func(t *testing.T, target string) { testNeighboursBatched(t, target, activate) })
+		})
 	}
+}
+
+func testNeighboursBatched(t *testing.T, target string, activate bool) {
+	ctx := context.Background()
+	ids, dropped := libraryDB(t, target, activate)
+	db, err := Open(ctx, target)
+	require.NoError(t, err)
+	t.Cleanup(func() { db.Close() })
+	for _, n := range []int{-1, 0, 1, 2, 5} {
+		want, err := db.neighboursLoop(ctx, ids, n)
+		require.NoError(t, err)
+		got, err := db.Neighbours(ctx, ids, n)
+		require.NoError(t, err)
+		require.Equal(t, want, got, "activate=%v n=%d", activate, n)
+		require.NotContains(t, got, "no-such-chunk")
+		if activate {
+			require.NotContains(t, got, dropped, "a chunk the served version dropped has no neighbours")
+		} else {
+			require.Len(t, got[dropped], 2*max(n, 0)+1, "version 1 is served until Activate")
+		}
+	}
+	got, err := db.Neighbours(ctx, nil, 1)
+	require.NoError(t, err)
+	require.Empty(t, got)
 }
 
 // TestNeighboursOneRoundTrip counts the statements the database driver
@@ -216,7 +223,7 @@ func countingDB(t testing.TB, path string) (*DB, *atomic.Int64) {
 	var n atomic.Int64
 	sdb := sql.OpenDB(countingConnector{drv: drv, dsn: "file:" + path, n: &n})
 	t.Cleanup(func() { sdb.Close() })
-	return &DB{db: sdb}, &n
+	return &DB{db: &SQL{db: sdb, bind: sqliteDialect.bind}, d: sqliteDialect}, &n
 }
 
 type countingConnector struct {

@@ -1,8 +1,7 @@
-package sqlite
+package metadb
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"slices"
 
@@ -19,16 +18,19 @@ const activeJoin = ` JOIN books b ON b.id = r.book_id
 // SaveParents writes parent rows visible from version on; a row for the same
 // ID and version is replaced.
 func (d *DB) SaveParents(ctx context.Context, version int, ps []citebook.Parent) error {
-	return d.inTx(ctx, "save parents", func(tx *sql.Tx) error {
-		stmt, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO parents (id, book_id, version, retired, ordinal,
-			heading_path, page_start, page_end, text, pages, data) VALUES (?,?,?,0,?,?,?,?,?,?,?)`)
+	return d.inTx(ctx, "save parents", func(tx *txn) error {
+		stmt, err := tx.PrepareContext(ctx, `INSERT INTO parents (id, book_id, version, retired, ordinal,
+			heading_path, page_start, page_end, text, pages, data) VALUES (?,?,?,0,?,?,?,?,?,?,?)
+			ON CONFLICT (id, version) DO UPDATE SET book_id=excluded.book_id, retired=0, ordinal=excluded.ordinal,
+			heading_path=excluded.heading_path, page_start=excluded.page_start, page_end=excluded.page_end,
+			text=excluded.text, pages=excluded.pages, data=excluded.data`)
 		if err != nil {
 			return err
 		}
 		defer stmt.Close()
 		for _, p := range ps {
 			if _, err := stmt.ExecContext(ctx, p.ID, p.BookID, version, p.Ordinal, jsonText(p.HeadingPath),
-				p.PageStart, p.PageEnd, p.Text, jsonText(p.Pages), jsonText(p)); err != nil {
+				p.PageStart, p.PageEnd, text(p.Text), jsonText(p.Pages), jsonText(p)); err != nil {
 				return err
 			}
 		}
@@ -49,12 +51,14 @@ func (d *DB) RetireChunks(ctx context.Context, bookID string, ids []string, vers
 }
 
 func (d *DB) retire(ctx context.Context, table, bookID string, ids []string, version int) error {
-	return d.inTx(ctx, "retire "+table, func(tx *sql.Tx) error {
+	return d.inTx(ctx, "retire "+table, func(tx *txn) error {
 		return chunked(ids, func(part []string) error {
-			ph, args := placeholders(part)
-			args = append([]any{version, bookID, version}, args...)
-			_, err := tx.ExecContext(ctx, `UPDATE `+table+` SET retired=? WHERE book_id=? AND retired=0
-				AND version < ? AND id IN (`+ph+`)`, args...)
+			q, args, err := in(`UPDATE `+table+` SET retired=? WHERE book_id=? AND retired=0
+				AND version < ? AND id IN (?)`, []any{version, bookID, version}, part)
+			if err != nil {
+				return err
+			}
+			_, err = tx.ExecContext(ctx, q, args...)
 			return err
 		})
 	})
@@ -93,7 +97,7 @@ func (d *DB) Parent(ctx context.Context, id string) (*citebook.Parent, error) {
 // the same ID and version is replaced. The whole chunk is kept so readers
 // can expand and cite without the vector store.
 func (d *DB) SaveChunks(ctx context.Context, cs []citebook.Chunk) error {
-	return d.inTx(ctx, "save chunks", func(tx *sql.Tx) error {
+	return d.inTx(ctx, "save chunks", func(tx *txn) error {
 		stmt, err := tx.PrepareContext(ctx, `INSERT INTO chunks (id, book_id, version, retired, parent_id, ordinal,
 			content_hash, page_start, page_end, data, geometry) VALUES (?,?,?,?,?,?,?,?,?,?,?)
 			ON CONFLICT (id, version) DO UPDATE SET book_id=excluded.book_id, retired=excluded.retired,
@@ -149,9 +153,11 @@ func (d *DB) ChunkIDs(ctx context.Context, bookID string, version int) ([]string
 func (d *DB) ChunksByID(ctx context.Context, ids []string) ([]citebook.Chunk, error) {
 	var out []citebook.Chunk
 	err := chunked(ids, func(part []string) error {
-		ph, args := placeholders(part)
-		cs, err := queryAll(ctx, d.db, "read chunks", scanChunk, `SELECT `+chunkCols+` FROM chunks r`+activeJoin+
-			`AND r.id IN (`+ph+`)`, args...)
+		q, args, err := in(`SELECT `+chunkCols+` FROM chunks r`+activeJoin+`AND r.id IN (?)`, nil, part)
+		if err != nil {
+			return err
+		}
+		cs, err := queryAll(ctx, d.db, "read chunks", scanChunk, q, args...)
 		out = append(out, cs...)
 		return err
 	})
@@ -169,14 +175,17 @@ func (d *DB) Neighbours(ctx context.Context, ids []string, n int) (map[string][]
 	// Distinct IDs, so one split across two queries is not expanded twice.
 	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
 	err := chunked(ids, func(part []string) error {
-		ph, args := placeholders(part)
 		// c holds each asked chunk's served position; the outer join reads
 		// the served rows of the same book within n ordinals of it.
-		rows, err := d.db.QueryContext(ctx, `WITH c AS (SELECT r.id, r.book_id, r.ordinal FROM chunks r`+activeJoin+
-			`AND r.id IN (`+ph+`))
+		q, args, err := in(`WITH c AS (SELECT r.id, r.book_id, r.ordinal FROM chunks r`+activeJoin+
+			`AND r.id IN (?))
 			SELECT c.id, `+chunkCols+` FROM c JOIN chunks r ON r.book_id = c.book_id
 			AND r.ordinal BETWEEN c.ordinal - ? AND c.ordinal + ?`+activeJoin+`ORDER BY c.id, r.ordinal`,
-			append(args, n, n)...)
+			nil, part, n, n)
+		if err != nil {
+			return err
+		}
+		rows, err := d.db.QueryContext(ctx, q, args...)
 		if err != nil {
 			return err
 		}
@@ -205,11 +214,28 @@ func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
 
 // IncrementHits counts one more retrieval for each chunk, so popular
 // passages can be found and cached.
+//
+// Servers count the same chunks at once, so where rows are locked one by one
+// (PostgreSQL) they are locked in ID order first: two counts then queue
+// instead of deadlocking, which costs the deadlock timeout (1 s) and a retry.
 func (d *DB) IncrementHits(ctx context.Context, ids []string) error {
-	return d.inTx(ctx, "count hits", func(tx *sql.Tx) error {
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	return d.inTx(ctx, "count hits", func(tx *txn) error {
 		return chunked(ids, func(part []string) error {
-			ph, args := placeholders(part)
-			_, err := tx.ExecContext(ctx, `UPDATE chunks SET hit_count = hit_count + 1 WHERE retired = 0 AND id IN (`+ph+`)`, args...)
+			if d.d.lockRows {
+				q, args, err := in(`SELECT id FROM chunks WHERE retired = 0 AND id IN (?) ORDER BY id, version FOR UPDATE`, nil, part)
+				if err != nil {
+					return err
+				}
+				if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+					return err
+				}
+			}
+			q, args, err := in(`UPDATE chunks SET hit_count = hit_count + 1 WHERE retired = 0 AND id IN (?)`, nil, part)
+			if err != nil {
+				return err
+			}
+			_, err = tx.ExecContext(ctx, q, args...)
 			return err
 		})
 	})
@@ -219,8 +245,11 @@ func (d *DB) IncrementHits(ctx context.Context, ids []string) error {
 func (d *DB) HitCounts(ctx context.Context, ids []string) (map[string]int, error) {
 	out := make(map[string]int, len(ids))
 	err := chunked(ids, func(part []string) error {
-		ph, args := placeholders(part)
-		rows, err := d.db.QueryContext(ctx, `SELECT id, SUM(hit_count) FROM chunks WHERE id IN (`+ph+`) GROUP BY id`, args...)
+		q, args, err := in(`SELECT id, SUM(hit_count) FROM chunks WHERE id IN (?) GROUP BY id`, nil, part)
+		if err != nil {
+			return err
+		}
+		rows, err := d.db.QueryContext(ctx, q, args...)
 		if err != nil {
 			return err
 		}
@@ -242,7 +271,7 @@ func (d *DB) HitCounts(ctx context.Context, ids []string) (map[string]int, error
 // or before version, once no reader can be served them any more, and logs a
 // change of the book.
 func (d *DB) DeleteRetired(ctx context.Context, bookID string, version int) error {
-	return d.inTx(ctx, "delete retired", func(tx *sql.Tx) error {
+	return d.inTx(ctx, "delete retired", func(tx *txn) error {
 		for _, table := range []string{"parents", "chunks"} {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM `+table+` WHERE book_id=? AND retired<>0 AND retired<=?`,
 				bookID, version); err != nil {
@@ -253,4 +282,12 @@ func (d *DB) DeleteRetired(ctx context.Context, bookID string, version int) erro
 		// process reloads the book so its memory drops them too.
 		return d.logChange(ctx, tx, bookID)
 	})
+}
+
+// ChunkRows counts the chunk rows of every book and version (an index
+// scan): how large the library's in-memory indexes will be, before they load.
+func (d *DB) ChunkRows(ctx context.Context) (int, error) {
+	var n int
+	err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM chunks`).Scan(&n)
+	return n, unavailable(err, "count chunks")
 }

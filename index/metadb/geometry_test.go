@@ -1,13 +1,13 @@
-package sqlite
+package metadb
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/internal/dbtest"
 )
 
 var sampleWords = []citebook.WordBox{
@@ -35,9 +35,11 @@ func TestGeometryRoundTrip(t *testing.T) {
 
 // TestGeometryServedVersion: boxes come back for the served version's rows
 // only, and chunks without geometry are left out.
-func TestGeometryServedVersion(t *testing.T) {
+func TestGeometryServedVersion(t *testing.T) { dbtest.Each(t, testGeometryServedVersion) }
+
+func testGeometryServedVersion(t *testing.T, target string) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "m.db"))
+	db, err := Open(ctx, target)
 	require.NoError(t, err)
 	defer db.Close()
 	require.NoError(t, db.PutBook(ctx, citebook.Book{ID: "b", Tenant: "t"}))

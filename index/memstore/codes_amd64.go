@@ -1,0 +1,43 @@
+package memstore
+
+import "golang.org/x/sys/cpu"
+
+// hasAVX2 says fusedCodes4 may use the assembly kernel.
+var hasAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// fusedCodes4 adds w[0]·x0 + w[1]·x1 + w[2]·x2 + w[3]·x3 to acc, whose
+// length is a multiple of 8 no longer than the columns.
+func fusedCodes4(acc []float32, x0, x1, x2, x3 []int8, w []float32) {
+	if !hasAVX2 {
+		fusedCodesGo(acc, x0, x1, x2, x3, w)
+		return
+	}
+	n := len(acc) &^ 7
+	if n == 0 {
+		return
+	}
+	_, _, _, _, _ = x0[n-1], x1[n-1], x2[n-1], x3[n-1], w[3]
+	fusedCodesAVX2(&acc[0], &x0[0], &x1[0], &x2[0], &x3[0], n, &w[0])
+	if n < len(acc) {
+		fusedCodesGo(acc[n:], x0[n:], x1[n:], x2[n:], x3[n:], w)
+	}
+}
+
+//go:noescape
+func fusedCodesAVX2(acc *float32, x0, x1, x2, x3 *int8, n int, w *float32)
+
+// aboveMask sets bit i of mask when scale[i]·(acc[i]+half) ≥ thr (NaN
+// never), for len(acc) a multiple of 8 and mask of (len(acc)+63)/64 words.
+func aboveMask(acc, scale []float32, half, thr float32, mask []uint64) {
+	if !hasAVX2 || len(acc) == 0 {
+		aboveMaskGo(acc, scale, half, thr, mask)
+		return
+	}
+	n := len(acc)
+	_, _ = scale[n-1], mask[(n-1)/64]
+	clear(mask)
+	aboveMaskAVX2(&acc[0], &scale[0], n, half, thr, &mask[0])
+}
+
+//go:noescape
+func aboveMaskAVX2(acc, scale *float32, n int, half, thr float32, mask *uint64)

@@ -1,0 +1,37 @@
+# Sourced by the scripts that start a model server on loopback
+# (embed-server.sh, minilm-server.sh, bge-server.sh): one way to start a
+# server unless one already answers, record its pid and wait for /health.
+# (No `set -e`: it is sourced, and must not change the caller's options.)
+
+# _citebook_serve_local NAME PORT LOG PIDFILE COMMAND...
+# Starts COMMAND in the background (output to LOG, pid to PIDFILE) unless
+# http://127.0.0.1:PORT/health answers already, then waits up to 60 s for
+# it. Sets _CITEBOOK_SERVED_PID to the server's pid (from PIDFILE when it
+# was running); returns 1 with a message naming LOG when it fails.
+_citebook_serve_local() {
+  local name="$1" port="$2" log="$3" pidfile="$4"
+  shift 4
+  local health="http://127.0.0.1:$port/health"
+  if curl -fsS "$health" >/dev/null 2>&1; then
+    _CITEBOOK_SERVED_PID="$(cat "$pidfile" 2>/dev/null || true)"
+    return 0
+  fi
+  "$@" >"$log" 2>&1 &
+  _CITEBOOK_SERVED_PID=$!
+  echo "$_CITEBOOK_SERVED_PID" >"$pidfile"
+  local _
+  for _ in $(seq 1 60); do
+    if curl -fsS "$health" >/dev/null 2>&1; then
+      return 0
+    fi
+    if ! kill -0 "$_CITEBOOK_SERVED_PID" 2>/dev/null; then
+      echo "$name: server exited; see $log" >&2
+      return 1
+    fi
+    sleep 1
+  done
+  if ! curl -fsS "$health" >/dev/null; then
+    echo "$name: no answer on port $port after 60 s; see $log" >&2
+    return 1
+  fi
+}
