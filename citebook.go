@@ -374,6 +374,9 @@ type BookInput struct {
 	Owned bool `json:"-"`
 	// Progress, when set, is told how many of the chunks to embed are done.
 	Progress func(done, total int) `json:"-"`
+	// Recorded, when set, is told the ID of the build record (Job.ID) as
+	// soon as the build creates it, so the job queue can link its job to it.
+	Recorded func(jobID int64) `json:"-"`
 }
 
 // JobOwner identifies the process running an index build, so that another

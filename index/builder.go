@@ -86,9 +86,9 @@ type JobResult struct {
 // recorded batches and switches a book to its new version in one metadata
 // transaction once every batch is in, so readers never see half a build.
 // Calls for different books may run concurrently; calls for one book are
-// serialised within this Builder. Builds of one book from two processes are
-// not coordinated (the second may abandon the first's unfinished version),
-// so run one indexing process per library.
+// serialised within this Builder. Across processes the job queue claims
+// one job per book at a time (Runner), and a build refuses a book whose
+// build record another live process holds (claimBook).
 type Builder struct {
 	meta Meta
 	vec  VectorStore
@@ -258,6 +258,9 @@ func (b *Builder) Index(ctx context.Context, in BookInput) (*JobResult, error) {
 	discarded := false
 	if resume {
 		st.version = st.latest.Number
+		if err := b.reloadBook(ctx, in.BookID); err != nil {
+			return nil, err
+		}
 	} else {
 		if discarded, err = b.discardUnfinished(ctx, st, force); err != nil {
 			return nil, err
@@ -279,6 +282,9 @@ func (b *Builder) Index(ctx context.Context, in BookInput) (*JobResult, error) {
 		return nil, err
 	}
 	defer b.heartbeat(ctx, st.job.ID)()
+	if in.Recorded != nil {
+		in.Recorded(st.job.ID)
+	}
 	b.point(fpJobCreated)
 	if err := b.supersede(ctx, in.BookID, st.job.ID); err != nil {
 		return b.fail(ctx, st, err)
@@ -293,6 +299,22 @@ func (b *Builder) Index(ctx context.Context, in BookInput) (*JobResult, error) {
 		return b.fail(ctx, st, err)
 	}
 	return b.result(st), nil
+}
+
+// reloadBook re-reads a book into the stores held in this process's memory
+// from their files before a resume: the build may have been started by
+// another process (a worker that died, its job taken over), whose batches
+// are in the files but not in this process's memory, and a resume skips
+// only the batches the stores hold.
+func (b *Builder) reloadBook(ctx context.Context, bookID string) error {
+	for _, s := range []any{b.vec, b.lex} {
+		if r, ok := s.(Reloader); ok {
+			if err := r.ReloadBooks(ctx, []string{bookID}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // loadBook reads the book and its active and newest versions, refusing to

@@ -91,6 +91,9 @@ func newEnvOn(t *testing.T, newStore storeFactory, target metaTarget) *env {
 	return &env{meta: meta, vec: newStore(t, emb.Version().Dimension), lex: lex, emb: emb, dir: dir}
 }
 
+// queue is the library's shared job queue.
+func (e *env) queue() index.Queue { return e.meta }
+
 func (e *env) builder(opt index.BuilderOptions) *index.Builder {
 	opt.Chunking = chunking
 	if opt.BatchSize == 0 {

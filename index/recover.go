@@ -15,10 +15,12 @@ import (
 // host (a library on shared storage), when its heartbeat is older than
 // jobLease. Dead jobs are marked abandoned by RecoverJobs, which every
 // command runs when it opens a library, and by the builder before it builds
-// the same book.
+// the same book. jobLease is shorter than the job queue's lease
+// (RunnerOptions.Lease, 20 s), so a worker on another host that takes over
+// a job whose lease ran out finds the dead worker's build stale, not live.
 const (
-	heartbeatEvery = 15 * time.Second
-	jobLease       = 2 * time.Minute
+	heartbeatEvery = 5 * time.Second
+	jobLease       = 15 * time.Second
 )
 
 // RecoverJobs marks abandoned the running jobs (of one book, or of every

@@ -108,7 +108,7 @@ func TestRunnerSlowJobDoesNotBlockOthers(t *testing.T) {
 	defer close(sp.release)
 	b := e.builder(index.BuilderOptions{Parse: sp.parse})
 	const deadline = 5 * time.Second
-	r := index.NewRunner(b, e.meta, index.RunnerOptions{Workers: 1, MaxRunning: 3, SlowAfter: 200 * time.Millisecond,
+	r := index.NewRunner(b, e.meta, e.queue(), index.RunnerOptions{Workers: 1, MaxRunning: 3, SlowAfter: 200 * time.Millisecond,
 		Deadline: deadline, Grace: 300 * time.Millisecond, Logger: quiet()})
 	defer r.Close(context.Background())
 	ctx := context.Background()
@@ -151,7 +151,7 @@ func TestRunnerFairAcrossTenants(t *testing.T) {
 	e := embeddedEnv(t)
 	sp := newSlowParse(true)
 	b := e.builder(index.BuilderOptions{Parse: sp.parse})
-	r := index.NewRunner(b, e.meta, index.RunnerOptions{Workers: 1, Logger: quiet()})
+	r := index.NewRunner(b, e.meta, e.queue(), index.RunnerOptions{Workers: 1, Logger: quiet()})
 	defer r.Close(context.Background())
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -183,7 +183,7 @@ func TestRunnerCancel(t *testing.T) {
 	sp := newSlowParse(true)
 	defer close(sp.release)
 	b := e.builder(index.BuilderOptions{Parse: sp.parse})
-	r := index.NewRunner(b, e.meta, index.RunnerOptions{Workers: 1, Logger: quiet()})
+	r := index.NewRunner(b, e.meta, e.queue(), index.RunnerOptions{Workers: 1, Logger: quiet()})
 	defer r.Close(context.Background())
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -239,7 +239,7 @@ func TestRunnerCancel(t *testing.T) {
 func TestRunnerFailedUploadRemoved(t *testing.T) {
 	e := embeddedEnv(t)
 	b := e.builder(index.BuilderOptions{})
-	r := index.NewRunner(b, e.meta, index.RunnerOptions{Logger: quiet()})
+	r := index.NewRunner(b, e.meta, e.queue(), index.RunnerOptions{Logger: quiet()})
 	defer r.Close(context.Background())
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -271,7 +271,7 @@ func TestRunnerRunCancelled(t *testing.T) {
 	sp := newSlowParse(false) // even a parser that ignores the context
 	defer close(sp.release)
 	b := e.builder(index.BuilderOptions{Parse: sp.parse})
-	r := index.NewRunner(b, e.meta, index.RunnerOptions{Workers: 1, Grace: 200 * time.Millisecond, Logger: quiet()})
+	r := index.NewRunner(b, e.meta, e.queue(), index.RunnerOptions{Workers: 1, Grace: 200 * time.Millisecond, Logger: quiet()})
 	defer r.Close(context.Background())
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
@@ -308,7 +308,7 @@ func TestRunnerSharedStreamPDF(t *testing.T) {
 	e := embeddedEnv(t)
 	b := e.builder(index.BuilderOptions{BatchSize: 200})
 	const deadline = 8 * time.Second
-	r := index.NewRunner(b, e.meta, index.RunnerOptions{Workers: 1, SlowAfter: 300 * time.Millisecond,
+	r := index.NewRunner(b, e.meta, e.queue(), index.RunnerOptions{Workers: 1, SlowAfter: 300 * time.Millisecond,
 		Deadline: deadline, Grace: time.Second, Logger: quiet()})
 	defer r.Close(context.Background())
 	ctx := context.Background()

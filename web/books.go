@@ -380,11 +380,18 @@ func (s *Server) spool(src io.Reader, tenant string, up *upload) error {
 	return nil
 }
 
-// SweepUploads removes what interrupted uploads left behind: everything in
-// the temp dir, and files in the upload folder no book refers to (an upload
-// whose first build was cancelled, failed or was cut off by a crash before
-// the book was recorded). Call it at start, before the server takes
-// uploads; it reports how many files it removed.
+// staleUpload is how long a file in the temp dir may go unwritten before a
+// sweep takes it for the remains of an interrupted upload.
+const staleUpload = 10 * time.Minute
+
+// SweepUploads removes what interrupted uploads left behind: files in the
+// temp dir not written to for staleUpload, and files in the upload folder
+// no book refers to and no pending job will build (an upload whose first
+// build was cancelled, failed or was cut off by a crash before the book was
+// recorded). Several servers may share the data dir, so another server's
+// upload in progress (fresh in the temp dir) and the uploads waiting in
+// the shared job queue (no book yet) are kept. Call it at start; it
+// reports how many files it removed.
 func (s *Server) SweepUploads(ctx context.Context) (int, error) {
 	removed := 0
 	remove := func(path string) {
@@ -399,6 +406,9 @@ func (s *Server) SweepUploads(ctx context.Context) (int, error) {
 		return 0, citebook.Wrap(err, citebook.EUNAVAILABLE, "reading the upload temp folder")
 	}
 	for _, f := range tmp {
+		if info, err := f.Info(); err == nil && time.Since(info.ModTime()) < staleUpload {
+			continue // being written, perhaps by another server
+		}
 		remove(filepath.Join(s.tempDir(), f.Name()))
 	}
 	files, err := os.ReadDir(s.uploadDir())
@@ -417,9 +427,17 @@ func (s *Server) SweepUploads(ctx context.Context) (int, error) {
 	}
 	for _, f := range files {
 		path := filepath.Join(s.uploadDir(), f.Name())
-		if f.Type().IsRegular() && !used[path] {
-			remove(path)
+		if !f.Type().IsRegular() || used[path] {
+			continue
 		}
+		jobs, err := s.cfg.Indexer.Jobs(ctx, strings.TrimSuffix(f.Name(), filepath.Ext(f.Name())))
+		if err != nil {
+			return removed, err
+		}
+		if slices.ContainsFunc(jobs, func(j citebook.Job) bool { return !j.Status.Ended() }) {
+			continue // queued: its build has not recorded the book yet
+		}
+		remove(path)
 	}
 	if removed > 0 {
 		s.log.Info("removed orphaned uploads", "files", removed)

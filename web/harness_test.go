@@ -206,6 +206,7 @@ type env struct {
 	builds  chan citebook.BookInput
 	tokens  map[string]string // name → secret
 	dataDir string
+	meta    *metadb.DB   // tokens, grants and the job queue
 	store   *auth.Store  // the server's token store
 	grants  *acl.Manager // the server's grants
 }
@@ -300,13 +301,13 @@ func newEnv(t testing.TB, o envOpts) *env {
 	}
 	resolver := acl.NewResolver(lib, manager, lib)
 
-	e := &env{lib: lib, reg: prometheus.NewRegistry(), builds: make(chan citebook.BookInput, 16), tokens: map[string]string{},
+	e := &env{meta: db, lib: lib, reg: prometheus.NewRegistry(), builds: make(chan citebook.BookInput, 16), tokens: map[string]string{},
 		dataDir: t.TempDir(), store: store, grants: manager}
 	// The metadata database's job history: a CLI build of rintro, and every
 	// build the runner makes, as the builder would record them.
 	fb := &fakeBuilder{t: t, lib: lib, builds: e.builds, recorded: []citebook.Job{{ID: 1, BookID: "rintro", Status: citebook.JobCompleted, Version: 1}}}
 	e.builder = fb
-	e.runner = index.NewRunner(fb, fb, index.RunnerOptions{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	e.runner = index.NewRunner(fb, fb, db, index.RunnerOptions{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	t.Cleanup(func() { e.runner.Close(context.Background()) })
 
 	principals := map[string]citebook.Principal{

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/internal/corpus"
 )
 
@@ -81,7 +82,9 @@ func TestCancelJob(t *testing.T) {
 
 // TestSweepUploads is issue 10 item 7: uploads cut off by a crash (spooled
 // temp files, files of books never recorded) are removed at start, and the
-// files of recorded books stay.
+// files of recorded books stay — and, with several servers on one data
+// dir, the files of uploads waiting in the job queue and a temp file
+// another server is still writing.
 func TestSweepUploads(t *testing.T) {
 	e := newEnv(t, envOpts{})
 	books := filepath.Join(e.dataDir, "books")
@@ -90,10 +93,19 @@ func TestSweepUploads(t *testing.T) {
 	require.NoError(t, os.MkdirAll(tmp, 0o755))
 	kept := filepath.Join(books, "bk_kept.txt")
 	orphan := filepath.Join(books, "bk_orphan.pdf")
+	queued := filepath.Join(books, "bk_queued.pdf")
 	spool := filepath.Join(tmp, "upload-123.pdf")
-	for _, p := range []string{kept, orphan, spool} {
+	fresh := filepath.Join(tmp, "upload-456.pdf") // another server's upload in progress
+	for _, p := range []string{kept, orphan, queued, spool, fresh} {
 		require.NoError(t, os.WriteFile(p, []byte("x"), 0o644))
 	}
+	old := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(spool, old, old))
+	// An upload waiting in the shared queue for a worker: no book yet.
+	require.NoError(t, e.meta.Enqueue(context.Background(), index.QueueEntry{
+		Job:   citebook.Job{Handle: "job_waiting", BookID: "bk_queued", Tenant: "acme"},
+		Input: citebook.BookInput{BookID: "bk_queued", Tenant: "acme", Path: queued, Owned: true},
+		Only:  "w_elsewhere"}, 0))
 	e.lib.mu.Lock()
 	b := e.lib.books["moby"]
 	b.Source = kept
@@ -103,8 +115,10 @@ func TestSweepUploads(t *testing.T) {
 	n, err := e.srv.SweepUploads(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, 2, n)
-	_, err = os.Stat(kept)
-	require.NoError(t, err)
+	for _, p := range []string{kept, queued, fresh} {
+		_, err = os.Stat(p)
+		require.NoError(t, err, p)
+	}
 	for _, p := range []string{orphan, spool} {
 		_, err = os.Stat(p)
 		require.True(t, errors.Is(err, os.ErrNotExist), p)

@@ -73,7 +73,7 @@ func TestReindexLoopNeverCitesInvisibleChunks(t *testing.T) {
 	paths, ids := editions(t, "guide")
 
 	cli := testlib.Open(t, testlib.Config(data))
-	runner := cli.Runner(index.RunnerOptions{Workers: 1})
+	runner := cli.Runner(index.RunnerOptions{Workers: 1, OwnOnly: true})
 	defer runner.Close(context.Background())
 	in := func(ed int) citebook.BookInput {
 		return citebook.BookInput{BookID: "guide", Title: "Field guide", Tenant: "default", Path: paths[ed]}

@@ -111,7 +111,7 @@ func runIndex(cmd *cobra.Command, f *indexFlags, args []string) error {
 	// Books go through the same job runner as the server's uploads, one at
 	// a time: the deadline applies, and Ctrl-C cancels the running job,
 	// which records its end before the command exits.
-	runner := a.Runner(index.RunnerOptions{Workers: 1, Grace: 3 * time.Second})
+	runner := a.Runner(index.RunnerOptions{Workers: 1, OwnOnly: true, Grace: 3 * time.Second})
 	defer runner.Close(context.WithoutCancel(ctx))
 	out := cmd.OutOrStdout()
 	enc := json.NewEncoder(out)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/internal/library"
 )
@@ -24,6 +25,7 @@ func newJobsCmd() *cobra.Command {
 	var (
 		book   string
 		asJSON bool
+		queued bool
 		limit  int
 	)
 	cmd := &cobra.Command{
@@ -36,6 +38,7 @@ func newJobsCmd() *cobra.Command {
 	cmd.Flags().StringVar(&book, "book", "", "only this book's jobs")
 	cmd.Flags().IntVar(&limit, "limit", 20, "show at most this many jobs, newest first (0: all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print jobs with their batches as JSON")
+	cmd.Flags().BoolVar(&queued, "queue", false, "print only the shared queue's waiting and running jobs, with the worker holding each (with --json: as JSON)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
 		db, err := library.OpenMeta(ctx, *cfg)
@@ -44,6 +47,23 @@ func newJobsCmd() *cobra.Command {
 		}
 		defer db.Close()
 		library.RecoverJobs(ctx, db, slog.Default())
+		queue, err := db.Entries(ctx, book)
+		if err != nil {
+			return err
+		}
+		if queued {
+			open := []queueView{}
+			for _, e := range queue {
+				if !e.Job.Status.Ended() {
+					open = append(open, queueView{Job: e.Job, Worker: e.Worker, Lease: e.Lease, Cancel: e.Cancel, Attempts: e.Attempts})
+				}
+			}
+			if asJSON {
+				return writeJSON(cmd.OutOrStdout(), open)
+			}
+			printQueue(cmd.OutOrStdout(), queue)
+			return nil
+		}
 		jobs, err := db.Jobs(ctx, book)
 		if err != nil {
 			return err
@@ -65,10 +85,56 @@ func newJobsCmd() *cobra.Command {
 		if asJSON {
 			return writeJSON(cmd.OutOrStdout(), views)
 		}
+		printQueue(cmd.OutOrStdout(), queue)
 		printJobs(cmd.OutOrStdout(), views)
 		return nil
 	}
 	return cmd
+}
+
+// queueView is a job of the shared queue, as `citebook jobs --queue
+// --json` prints it: the job (its owner is the process holding it) and the
+// worker, lease, cancel request and claims so far.
+type queueView struct {
+	citebook.Job
+	Worker   string    `json:"worker,omitempty"`
+	Lease    time.Time `json:"lease,omitzero"`
+	Cancel   bool      `json:"cancel_requested,omitempty"`
+	Attempts int       `json:"attempts"`
+}
+
+// printQueue shows the shared queue's jobs that are waiting or running,
+// with the worker holding each and until when its lease runs.
+func printQueue(w io.Writer, es []index.QueueEntry) {
+	var open []index.QueueEntry
+	for _, e := range es {
+		if !e.Job.Status.Ended() {
+			open = append(open, e)
+		}
+	}
+	if len(open) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "QUEUED JOB\tBOOK\tTENANT\tSTATUS\tWORKER\tPROCESS\tLEASE\tATTEMPTS\tQUEUED")
+	for _, e := range open {
+		worker, proc, lease := "-", "-", "-"
+		if e.Job.Status == citebook.JobRunning {
+			worker, proc = e.Worker, e.Job.Owner.String()
+			if left := time.Until(e.Lease); left > 0 {
+				lease = "ends in " + left.Round(100*time.Millisecond).String()
+			} else {
+				lease = "expired"
+			}
+			if e.Cancel {
+				lease += ", cancel requested"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", e.Job.Handle, e.Job.BookID, e.Job.Tenant, e.Job.Status,
+			worker, proc, lease, e.Attempts, e.Job.Queued.Local().Format("2006-01-02 15:04:05"))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
 }
 
 // printJobs renders one line per job, a batch summary, and the failure

@@ -57,7 +57,7 @@ func envHelp() string {
 // commands lists the subcommands; each lives in a file of its own.
 func commands() []*cobra.Command {
 	return []*cobra.Command{
-		newIndexCmd(), newJobsCmd(),
+		newIndexCmd(), newJobsCmd(), newWorkerCmd(),
 		newParseCmd(), newAskCmd(),
 		newServeCmd(), newTokensCmd(), newGrantsCmd(),
 		newEvalCmd(),

@@ -26,4 +26,7 @@ type dialect struct {
 	// lockChanges, when set, runs in a transaction before it logs a
 	// change, so generations commit in order.
 	lockChanges string
+	// claimLock, when set, runs first in a transaction claiming a job from
+	// the queue, and skipLocked ends its SELECT of candidates (queue.go).
+	claimLock, skipLocked string
 }

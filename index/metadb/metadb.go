@@ -104,6 +104,10 @@ func (t *txn) ExecContext(ctx context.Context, query string, args ...any) (sql.R
 	return t.tx.ExecContext(ctx, sqlx.Rebind(t.bind, query), args...)
 }
 
+func (t *txn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return t.tx.QueryContext(ctx, sqlx.Rebind(t.bind, query), args...)
+}
+
 func (t *txn) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	return t.tx.QueryRowContext(ctx, sqlx.Rebind(t.bind, query), args...)
 }

@@ -32,6 +32,8 @@ var postgresDialect = &dialect{
 	retry:       pgCode("40001", "40P01"), // serialization_failure, deadlock_detected
 	lockRows:    true,
 	lockChanges: `LOCK TABLE changes IN EXCLUSIVE MODE`,
+	claimLock:   `SELECT pg_advisory_xact_lock(7164379211690354)`, // "citebook job queue"
+	skipLocked:  ` FOR UPDATE SKIP LOCKED`,
 }
 
 // isPostgres reports whether a metadata target names a PostgreSQL database.

@@ -17,6 +17,7 @@ import (
 	"github.com/citebook/citebook/index/memstore"
 	"github.com/citebook/citebook/index/metadb"
 	"github.com/citebook/citebook/index/milvus"
+	"github.com/citebook/citebook/index/pgnotify"
 	"github.com/citebook/citebook/ingest"
 )
 
@@ -168,7 +169,8 @@ func (l *Library) Close() error {
 	return nil
 }
 
-// Runner is the job queue over the library's builder, with the configured
+// Runner runs jobs of the library's shared queue (the metadata's
+// job_queue) through the library's builder, with the configured
 // deadline; opts fills what the caller does not set.
 func (l *Library) Runner(opts index.RunnerOptions) *index.Runner {
 	if opts.Deadline == 0 {
@@ -177,7 +179,7 @@ func (l *Library) Runner(opts index.RunnerOptions) *index.Runner {
 	if opts.Logger == nil {
 		opts.Logger = l.Log
 	}
-	return index.NewRunner(l.Builder, l.Meta, opts)
+	return index.NewRunner(l.Builder, l.Meta, l.Meta, opts)
 }
 
 // ParseLimits are the parsing limits of the configuration; zero fields
@@ -221,4 +223,24 @@ func RecoverJobs(ctx context.Context, meta index.Meta, log *slog.Logger) {
 	if err != nil {
 		log.WarnContext(ctx, "cannot check for abandoned index jobs", "err", err)
 	}
+}
+
+// Listen wakes this process when another one changes a PostgreSQL library:
+// a logged switch or deletion syncs the in-memory indexes at once (not at
+// the next poll) and a queued job wakes runner (index/pgnotify). On SQLite
+// it does nothing; the polls stay the only way.
+func (l *Library) Listen(ctx context.Context, runner *index.Runner) {
+	if l.Meta.Dialect() != "postgres" {
+		return
+	}
+	ln := pgnotify.New(l.Config.Meta, l.Log)
+	ln.On(pgnotify.Changes, func(ctx context.Context) {
+		if err := l.Follow.Sync(ctx); err != nil && ctx.Err() == nil {
+			l.Log.Warn("cannot follow library changes", "err", err)
+		}
+	})
+	if runner != nil {
+		ln.On(pgnotify.Jobs, func(context.Context) { runner.Wake() })
+	}
+	go ln.Run(ctx)
 }
