@@ -205,8 +205,9 @@ func reject(cl Claim, reason Reason) Rejection {
 var ellipsis = regexp.MustCompile(`\.\s*\.\s*\.|…+|\[\s*…\s*\]|\[\s*\.\.\.\s*\]`)
 
 // Locate finds quote inside chunk c and returns the citation it supports,
-// with offsets into c.Text and the page of the quote's first character; the
-// reason is empty when the quote was found.
+// with offsets into c.Text and the page that holds most of the quote's
+// letters (a sentence that starts on the last line of a page is read, and
+// found, on the next); the reason is empty when the quote was found.
 func Locate(c citebook.Chunk, quote string) (citebook.Citation, Reason) {
 	hay := normalize(c.Text)
 	parts := ellipsis.Split(quote, -1)
@@ -235,7 +236,7 @@ func Locate(c citebook.Chunk, quote string) (citebook.Citation, Reason) {
 		texts[i] = c.Text[s[0]:s[1]]
 	}
 	start, end := spans[0][0], last[1]
-	page, printed := citebook.PageAt(c.Pages, start)
+	page, printed := pageOfMost(c.Pages, c.Text, spans)
 	if page == 0 && len(c.Pages) == 0 {
 		page, printed = c.PageStart, c.PrintedStart
 	}
@@ -265,6 +266,40 @@ func extendClosing(text string, end int, quote string) int {
 		return end + size
 	}
 	return end
+}
+
+// pageOfMost returns the page (and printed label) holding the most of the
+// quoted text's letters and digits, weighed as weightOf does; of equal
+// shares the earlier page wins.
+func pageOfMost(pages []citebook.PageSpan, text string, spans [][2]int) (int, string) {
+	if len(pages) < 2 {
+		return citebook.PageAt(pages, spans[0][0])
+	}
+	weight := make([]int, len(pages))
+	for _, sp := range spans {
+		p := 0
+		for p+1 < len(pages) && pages[p+1].Offset <= sp[0] {
+			p++
+		}
+		for off, r := range text[sp[0]:sp[1]] {
+			for p+1 < len(pages) && pages[p+1].Offset <= sp[0]+off {
+				p++
+			}
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				weight[p] += weightOf([]rune{r})
+			}
+		}
+	}
+	best := -1
+	for i, w := range weight {
+		if w > 0 && (best < 0 || w > weight[best]) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return citebook.PageAt(pages, spans[0][0])
+	}
+	return pages[best].Page, pages[best].Printed
 }
 
 func weightOf(rs []rune) int {

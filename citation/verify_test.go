@@ -67,7 +67,8 @@ func TestLocate(t *testing.T) {
 	}{
 		{"on the first page", en, "R caters for changes of mode almost anywhere it could be considered sensible to do so,", "", 20, "14", "R caters for changes of mode almost anywhere it could be considered sensible to do so,"},
 		{"after the page break", en, "Now d and z are the same.", "", 21, "15", "Now d and z are the same."},
-		{"spanning the break starts on the earlier page", en, "> d <- as.integer(digits) Now d and z are the same", "", 20, "14", ""},
+		{"spanning the break: the page holding most of it", en, "> d <- as.integer(digits) Now d and z are the same", "", 21, "15", ""},
+		{"spanning the break: mostly on the earlier page", en, "reconstructs the numerical vector again: > d <- as.integer(digits) Now d", "", 20, "14", ""},
 		{"whitespace and line breaks differ", en, "R   caters for changes\n of mode almost\tanywhere", "", 20, "14", ""},
 		{"case and typographic quotes differ", en, `after which DIGITS is the character vector c(“0”, "1", "2", ..., "9")`, "", 20, "14", ""},
 		{"ellipsis joins two parts in order", en, "R caters for changes of mode ... reconstructs the numerical vector again", "", 20, "14", ""},

@@ -164,10 +164,13 @@ type QuestionResult struct {
 	// StatementsDropped counts the answerer's statements removed for lack
 	// of a verified, supporting citation; NotSupported those among them
 	// whose real quotes did not support them.
-	StatementsDropped int              `json:"statements_dropped"`
-	NotSupported      int              `json:"statements_not_supported"`
-	GoldAnswer        string           `json:"gold_answer,omitempty"`
-	Citations         []CitationResult `json:"citations"`
+	StatementsDropped int `json:"statements_dropped"`
+	NotSupported      int `json:"statements_not_supported"`
+	// Rejected lists the answerer's citations that failed verification,
+	// with the reason, so a run shows what a model got wrong.
+	Rejected   []qa.Rejected    `json:"rejected,omitempty"`
+	GoldAnswer string           `json:"gold_answer,omitempty"`
+	Citations  []CitationResult `json:"citations"`
 
 	Relevant   int       `json:"relevant"` // relevant chunks of the question
 	GoldPages  []Page    `json:"gold_pages,omitempty"`
@@ -282,6 +285,7 @@ func (h *Harness) ask(ctx context.Context, pr citebook.Principal, q Question, al
 	r.Answerability = ans.Trace.Answerability
 	r.Guards = ans.Trace.Guards
 	r.StatementsDropped, r.NotSupported = ans.Trace.Unsupported, ans.Trace.NotSupported
+	r.Rejected = ans.Trace.Rejected
 	r.ContextTokens = ans.Trace.ContextTokens
 
 	relevant, err := h.relevant(ctx, q, cc)
@@ -672,8 +676,11 @@ type Summary struct {
 	NotSupported      int `json:"statements_not_supported"`
 	// RefusalReasons counts refusals by the pipeline's reason code.
 	RefusalReasons map[string]int `json:"refusal_reasons"`
-	Guards         GuardCounts    `json:"guards"`
-	Setup          Setup          `json:"setup"`
+	// RejectedCitations counts the answerer's citations that failed
+	// verification, by reason (quote_not_found, not_in_context, …).
+	RejectedCitations map[string]int `json:"rejected_citations"`
+	Guards            GuardCounts    `json:"guards"`
+	Setup             Setup          `json:"setup"`
 }
 
 // GuardCounts adds up how often each guardrail around the model fired.
@@ -691,7 +698,7 @@ type GuardCounts struct {
 func Summarize(rs []QuestionResult, setup Setup) Summary {
 	s := Summary{Questions: len(rs), RecallAtK: map[string]float64{}, PageRecallAtK: map[string]float64{},
 		RecallCurve: make([]float64, MaxK), LatencyMS: map[string]float64{}, HitAtK: map[string]float64{},
-		Setup: setup, Signals: summarizeSignals(rs), RefusalReasons: map[string]int{}}
+		Setup: setup, Signals: summarizeSignals(rs), RefusalReasons: map[string]int{}, RejectedCitations: map[string]int{}}
 	supported := 0
 	var (
 		lat                                []float64
@@ -710,6 +717,9 @@ func Summarize(rs []QuestionResult, setup Setup) Summary {
 		lat = append(lat, r.LatencyMS)
 		s.StatementsDropped += r.StatementsDropped
 		s.NotSupported += r.NotSupported
+		for _, x := range r.Rejected {
+			s.RejectedCitations[string(x.Reason)]++
+		}
 		g := r.Guards
 		s.Guards.ModelCalls += g.Attempts
 		if g.Retried {

@@ -5,6 +5,10 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/citebook/citebook/citation"
+	"github.com/citebook/citebook/qa"
 )
 
 func ids(xs ...string) []Ranked {
@@ -86,4 +90,23 @@ func TestDuplicationRate(t *testing.T) {
 	assert.InDelta(t, 8.0/20, DuplicationRate([][]string{a, b}), 1e-12)
 	assert.Equal(t, 0.0, DuplicationRate([][]string{a, {"p", "q"}}))
 	assert.Equal(t, 0.0, DuplicationRate(nil))
+}
+
+// TestSummarizeCountsGuards: the summary adds up refusals by reason, the
+// model guards and the answerer's rejected citations by reason, so a run
+// with a real model shows which guard caught what.
+func TestSummarizeCountsGuards(t *testing.T) {
+	rs := []QuestionResult{
+		{ID: "a", Answerable: true, Guards: qa.Guards{Attempts: 2, Retried: true, Fallback: "extractive"},
+			Rejected: []qa.Rejected{{ChunkID: "c1", Reason: citation.QuoteNotFound}, {ChunkID: "c2", Reason: citation.Unsupported}}},
+		{ID: "b", Refused: true, Answerability: qa.Answerability{Code: qa.CodeLowCoverage},
+			Guards: qa.Guards{Attempts: 1, Fallback: "refusal"}, Rejected: []qa.Rejected{{ChunkID: "c3", Reason: citation.QuoteNotFound}}},
+		{ID: "c", Error: "boom", Rejected: []qa.Rejected{{ChunkID: "c4", Reason: citation.NotInContext}}},
+	}
+	s := Summarize(rs, Setup{})
+	require.Equal(t, map[string]int{"quote_not_found": 2, "quote_does_not_support": 1}, s.RejectedCitations)
+	require.Equal(t, map[string]int{"low_coverage": 1}, s.RefusalReasons)
+	require.Equal(t, GuardCounts{ModelCalls: 3, ConstrainedRetries: 1, FallbackExtractive: 1, FallbackRefusal: 1}, s.Guards)
+	require.Equal(t, 1, s.Errors)
+	require.Contains(t, Markdown(&Results{Summary: s}), "| Citations rejected by reason | quote_not_found 2, quote_does_not_support 1 |")
 }

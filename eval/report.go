@@ -85,6 +85,7 @@ func summaryRows(s Summary) []metricRow {
 		{"Citations shown / unsupported / fabricated", fmt.Sprintf("%d / %d / %d", s.CitationsShown, s.UnsupportedCitationsShown, s.FabricatedCitationsShown)},
 		{"Answer sentences removed (unsupported quote)", fmt.Sprintf("%d (%d)", s.StatementsDropped, s.NotSupported)},
 		{"Refusals by reason", reasonList(s.RefusalReasons)},
+		{"Citations rejected by reason", reasonList(s.RejectedCitations)},
 		{"Model calls / constrained retries / fallbacks (extractive, refusal) / example echoes", fmt.Sprintf("%d / %d / %d, %d / %d",
 			s.Guards.ModelCalls, s.Guards.ConstrainedRetries, s.Guards.FallbackExtractive, s.Guards.FallbackRefusal, s.Guards.ExampleEchoes)},
 	}

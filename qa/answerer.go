@@ -20,6 +20,7 @@ type ContextChunk struct {
 	Chunk     citebook.Chunk
 	BookTitle string
 	Rank      int  // 1-based rank of the passage after reranking
+	Retrieved int  // 1-based rank of the passage in the fused retrieval order (0: unknown)
 	Primary   bool // retrieved itself rather than added as a neighbour
 }
 

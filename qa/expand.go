@@ -14,6 +14,7 @@ type passage struct {
 	primary *candidate
 	chunks  []citebook.Chunk
 	tokens  int
+	order   int // 1-based position in the fused retrieval order, before reranking
 }
 
 func (ps *passage) text() string {
@@ -91,8 +92,8 @@ func (p *Pipeline) expand(ctx context.Context, cands []*candidate, f citebook.Fi
 		}
 	}
 	out := make([]*passage, 0, len(cands))
-	for _, c := range cands {
-		ps := &passage{primary: c, chunks: []citebook.Chunk{c.chunk}}
+	for i, c := range cands {
+		ps := &passage{primary: c, chunks: []citebook.Chunk{c.chunk}, order: i + 1}
 		nb, ok := all[c.chunk.ID]
 		if !ok && all != nil {
 			p.log.WarnContext(ctx, "neighbour expansion found no served chunk; using the chunk alone", "chunk", c.chunk.ID)

@@ -117,6 +117,7 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 		bestChunk *chunkSents
 		bestFrom  int
 		bestTo    int
+		bestSize  int
 	)
 	for ci := range all {
 		cs := &all[ci]
@@ -151,12 +152,16 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 				if cov < e.minCoverage || len(have) < need {
 					continue
 				}
-				score := cov / (1 + rankDiscount*float64(cs.c.Rank-1)) / math.Sqrt(max(1, float64(size)/300))
+				score := cov / (1 + rankDiscount*float64(passageRank(cs.c)-1)) / math.Sqrt(max(1, float64(size)/300))
 				if quantity && numeric {
 					score *= quantityBoost
 				}
-				if score > best {
-					best, bestChunk, bestFrom, bestTo = score, cs, i, j
+				// Of equal scores the shorter passage wins: it holds the
+				// same evidence with less around it.
+				// (Scores are sums over map iterations, so equal means
+				// within rounding.)
+				if score > best+tieEps || score > best-tieEps && bestChunk != nil && size < bestSize {
+					best, bestChunk, bestFrom, bestTo, bestSize = score, cs, i, j, size
 				}
 			}
 		}
@@ -274,6 +279,20 @@ func isCode(s string) bool {
 
 func isCJKRune(r rune) bool {
 	return r >= 0x1100 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
+}
+
+// tieEps is the difference below which two passage scores are equal.
+const tieEps = 1e-9
+
+// passageRank is the better of a passage's ranks before and after
+// reranking: the term-overlap reranker sees a passage with its neighbours,
+// retrieval weighed the chunk itself (BM25 over the whole scope), and a
+// passage either puts near the top deserves the small discount.
+func passageRank(c ContextChunk) int {
+	if c.Retrieved > 0 && c.Retrieved < c.Rank {
+		return c.Retrieved
+	}
+	return max(c.Rank, 1)
 }
 
 // rankDiscount is how much each step down the reranked context costs a

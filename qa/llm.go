@@ -27,6 +27,9 @@ type ModelConfig struct {
 	Model    string
 	Key      string // bearer key for OpenAI-compatible servers; may be empty
 	Client   *http.Client
+	// Timeout bounds one answer call (0: DefaultLLMTimeout); a small
+	// model on a CPU shared with other work may need more.
+	Timeout time.Duration
 
 	responseFormat *openai.ResponseFormat // output schema, for the constrained retry
 }
@@ -149,9 +152,21 @@ type LLMAnswerer struct {
 	constrained func(ids []string) (llms.Model, error)
 }
 
+// DefaultLLMTimeout bounds one model call unless Timeout says otherwise.
+const DefaultLLMTimeout = 90 * time.Second
+
 // NewLLMAnswerer uses model, reporting name in traces.
 func NewLLMAnswerer(model llms.Model, name string) *LLMAnswerer {
-	return &LLMAnswerer{model: model, name: name, maxTokens: 500, timeout: 90 * time.Second}
+	return &LLMAnswerer{model: model, name: name, maxTokens: 500, timeout: DefaultLLMTimeout}
+}
+
+// Timeout sets the bound on one model call; zero keeps the default. A slow
+// local model (a CPU shared with other work) may need more.
+func (a *LLMAnswerer) Timeout(d time.Duration) *LLMAnswerer {
+	if d > 0 {
+		a.timeout = d
+	}
+	return a
 }
 
 // Constrain lets the answerer retry a malformed reply with output held to

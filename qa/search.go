@@ -94,7 +94,7 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 		}
 		fd.all = append(fd.all, cands...)
 		sw.lap("fuse")
-		kept, dropped := p.threshold(query, cands, min, small)
+		kept, dropped := p.threshold(query, cands, min, small, p.termWeights(ctx, query, f))
 		for _, c := range dropped {
 			tr.Dropped = append(tr.Dropped, Dropped{ChunkID: c.chunk.ID, Reason: "below_threshold"})
 		}

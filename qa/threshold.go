@@ -1,8 +1,10 @@
 package qa
 
 import (
+	"context"
 	"strings"
 
+	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/analysis"
 )
 
@@ -15,7 +17,9 @@ import (
 //     question, or
 //   - the keyword side ranked it near the top of the whole scope (not only
 //     of the books routing searched first) and it holds most of the query's
-//     terms (exact names and numbers that embeddings blur), or
+//     terms, weighed by their rarity in scope (exact names and numbers that
+//     embeddings blur; "Debian" in every chunk of the Debian reference is
+//     not what makes a chunk about the question), or
 //   - the scope is small (every chunk of it was a candidate: one article)
 //     and the keyword side ranked it near the top with as many shared terms
 //     as a moderate cosine needs: with a handful of chunks, cosine ranks
@@ -25,8 +29,9 @@ import (
 // raising the minimum for a model whose cosines crowd together (e5 scores an
 // off-topic question 0.74 against any filing) raises both bars.
 //
-// It returns what survives and what was dropped.
-func (p *Pipeline) threshold(query string, cands []*candidate, min float64, small bool) (kept, dropped []*candidate) {
+// weights maps the query's content terms to their IDF in scope (nil: equal
+// weights). It returns what survives and what was dropped.
+func (p *Pipeline) threshold(query string, cands []*candidate, min float64, small bool, weights map[string]float64) (kept, dropped []*candidate) {
 	strong := max(p.opts.StrongScore, min+strongMargin)
 	qterms := analysis.ContentTerms(p.deps.Terms(query))
 	need := needTerms(len(qterms))
@@ -56,7 +61,7 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 			kept = append(kept, c)
 		case c.vecRank > 0 && c.vecScore >= min && matched(qterms, terms()) >= need:
 			kept = append(kept, c)
-		case c.seenLex > 0 && c.seenLex <= p.opts.LexicalRank && coverage(qterms, terms()) >= p.opts.LexicalCover:
+		case c.seenLex > 0 && c.seenLex <= p.opts.LexicalRank && weightedCoverage(qterms, weights, terms()) >= p.opts.LexicalCover:
 			kept = append(kept, c)
 		case small && c.lexRank > 0 && c.lexRank <= p.opts.LexicalRank && matched(qterms, terms()) >= need:
 			kept = append(kept, c)
@@ -110,4 +115,54 @@ func coverage(query []string, text map[string]bool) float64 {
 		return 0
 	}
 	return float64(matched(query, text)) / float64(len(query))
+}
+
+// weightedCoverage is the share of the query terms' weight found in a
+// text's terms, summed in the query's order so the same question always
+// gives the same share; with no weights every query term counts one.
+func weightedCoverage(query []string, weights map[string]float64, text map[string]bool) float64 {
+	if weights == nil {
+		return coverage(query, text)
+	}
+	total, got := 0.0, 0.0
+	seen := make(map[string]bool, len(weights))
+	for _, q := range query {
+		w, ok := weights[q]
+		if !ok || seen[q] {
+			continue
+		}
+		seen[q] = true
+		total += w
+		if text[q] {
+			got += w
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return got / total
+}
+
+// termWeights weighs a query's key terms (content words without question
+// fillers such as "actually", which are rare in books and so would weigh
+// most) by their IDF in the scope searched, the statistics answerability
+// uses; nil when the scope is too small to have statistics or they are
+// unavailable.
+func (p *Pipeline) termWeights(ctx context.Context, query string, f citebook.Filter) map[string]float64 {
+	if p.deps.Stats == nil {
+		return nil
+	}
+	qterms := questionTerms(query, p.deps.Terms)
+	if len(qterms) == 0 {
+		return nil
+	}
+	df, n, err := p.deps.Stats.DocFreq(ctx, qterms, f)
+	if err != nil || n < minStatsChunks || len(df) != len(qterms) {
+		return nil
+	}
+	w := make(map[string]float64, len(qterms))
+	for i, t := range qterms {
+		w[t] = idf(df[i], n)
+	}
+	return w
 }

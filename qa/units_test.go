@@ -235,7 +235,7 @@ func TestThreshold(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			kept, dropped := p.threshold(tt.query, []*candidate{tt.cand}, 0.2, false)
+			kept, dropped := p.threshold(tt.query, []*candidate{tt.cand}, 0.2, false, nil)
 			require.Equal(t, tt.keep, len(kept) == 1)
 			require.Equal(t, !tt.keep, len(dropped) == 1)
 		})
@@ -243,24 +243,88 @@ func TestThreshold(t *testing.T) {
 	// In a scope of a few chunks (one article) a top keyword hit sharing
 	// enough terms is kept on any cosine; in a book it needs most terms.
 	art := c("j", "乡里制是中国古代农村社会基层组织体系", 0.05, 1, 1)
-	kept, _ := p.threshold("乡里制是什么样的组织？", []*candidate{art}, 0.2, true)
+	kept, _ := p.threshold("乡里制是什么样的组织？", []*candidate{art}, 0.2, true, nil)
 	require.Len(t, kept, 1)
-	kept, _ = p.threshold("乡里制是什么样的组织体系，由谁设立，官员有哪些？", []*candidate{art}, 0.2, false)
+	kept, _ = p.threshold("乡里制是什么样的组织体系，由谁设立，官员有哪些？", []*candidate{art}, 0.2, false, nil)
 	require.Empty(t, kept)
 
 	// A raised minimum raises the strong bar with it: at 0.8 (an e5-like
 	// model) a 0.76 off-topic cosine is dropped, and 0.9 no longer passes on
 	// cosine alone (the strong bar is now 1.05) but needs shared terms.
 	offTopic := c("h", "Revenue of the Consumer Health segment", 0.76, 1, 0)
-	kept, _ = p.threshold("Who won the 2018 World Cup final?", []*candidate{offTopic}, 0.8, false)
+	kept, _ = p.threshold("Who won the 2018 World Cup final?", []*candidate{offTopic}, 0.8, false, nil)
 	require.Empty(t, kept)
 	close := c("i", "Revenue of the Consumer Health segment", 0.9, 1, 0)
-	kept, _ = p.threshold("Who won the 2018 World Cup final?", []*candidate{close}, 0.8, false)
+	kept, _ = p.threshold("Who won the 2018 World Cup final?", []*candidate{close}, 0.8, false, nil)
 	require.Empty(t, kept, "above the minimum but sharing no terms")
-	kept, _ = p.threshold("What was Consumer Health revenue?", []*candidate{close}, 0.8, false)
+	kept, _ = p.threshold("What was Consumer Health revenue?", []*candidate{close}, 0.8, false, nil)
 	require.Len(t, kept, 1, "above the minimum and sharing terms")
 	require.Equal(t, []int{0, 1, 2, 2, 2, 2, 2, 2, 2, 3, 4}, []int{needTerms(0), needTerms(1), needTerms(2), needTerms(3),
 		needTerms(4), needTerms(5), needTerms(6), needTerms(7), needTerms(8), needTerms(9), needTerms(15)})
+}
+
+// TestThresholdWeighsRareTerms: the keyword rule weighs the query's terms
+// by their rarity in scope, without question fillers. A top BM25 chunk that
+// lacks only a word every chunk holds ("debian") and a filler ("actually")
+// is kept; counted term by term it held 4 of 8 and was dropped.
+func TestThresholdWeighsRareTerms(t *testing.T) {
+	p := &Pipeline{deps: Deps{Terms: analysis.Terms}, opts: Options{}.withDefaults()}
+	q := "On Debian, which shell actually runs a script that starts with #!/bin/sh?"
+	top := &candidate{chunk: citebook.Chunk{ID: "sh", Text: "Many system scripts may be interpreted by any POSIX shell. " +
+		"The default non-interactive POSIX shell /bin/sh is a symlink pointing to /usr/bin/dash."}, lexRank: 1, seenLex: 1}
+	kept, _ := p.threshold(q, []*candidate{top}, 0.2, false, nil)
+	require.Empty(t, kept, "equal weights: 4 of 8 terms")
+	p.deps.Stats = fixedStats{n: 800, df: map[string]int{"debian": 600, "shell": 120, "run": 80, "script": 90, "start": 40, "bin": 30, "sh": 25}}
+	kept, _ = p.threshold(q, []*candidate{top}, 0.2, false, p.termWeights(context.Background(), q, citebook.Filter{}))
+	require.Len(t, kept, 1, "weighted by rarity, the chunk holds most of the question")
+	w := p.termWeights(context.Background(), q, citebook.Filter{})
+	require.NotContains(t, w, "actually", "fillers carry no weight")
+	require.Greater(t, w["sh"], w["debian"])
+	// A scope too small for statistics weighs terms equally.
+	p.deps.Stats = fixedStats{n: 3}
+	require.Nil(t, p.termWeights(context.Background(), q, citebook.Filter{}))
+}
+
+// fixedStats reports fixed document frequencies over n chunks.
+type fixedStats struct {
+	n  int
+	df map[string]int
+}
+
+func (s fixedStats) DocFreq(_ context.Context, terms []string, _ citebook.Filter) ([]int, int, error) {
+	out := make([]int, len(terms))
+	for i, t := range terms {
+		out[i] = s.df[t]
+	}
+	return out, s.n, nil
+}
+
+// TestExtractiveRanksByRetrieval: a passage the reranker moved down keeps
+// the small discount of its retrieval rank, and of two equally good
+// passages the shorter is quoted, whatever their order in the context.
+func TestExtractiveRanksByRetrieval(t *testing.T) {
+	e := NewExtractive(analysis.Terms)
+	q := "If I convert plain ASCII text files to UTF-8, will they take more space?"
+	gold := ContextChunk{Chunk: citebook.Chunk{ID: "gold", Text: "When ASCII plain text data is converted to UTF-8 one, it has exactly the same content and size as the original ASCII one."}, Rank: 3, Retrieved: 1}
+	near := ContextChunk{Chunk: citebook.Chunk{ID: "near", Text: "Old names with non-ASCII characters may be in legacy encodings. Please convert the text to UTF-8 with conversion tools."}, Rank: 1, Retrieved: 2}
+	// The neighbour holds almost as much of the question (5.0 against 5.2).
+	w := map[string]float64{"convert": 1, "plain": 1.2, "ascii": 1, "text": 1, "file": 1, "utf": 1, "8": 1, "take": 1, "space": 1}
+	d, err := e.AnswerWeighted(context.Background(), q, []ContextChunk{near, gold}, w)
+	require.NoError(t, err)
+	require.NotEmpty(t, d.Statements)
+	require.Equal(t, "gold", d.Statements[0].Citations[0].ChunkID)
+	gold.Retrieved = 0 // the reranked order alone
+	d, err = e.AnswerWeighted(context.Background(), q, []ContextChunk{near, gold}, w)
+	require.NoError(t, err)
+	require.Equal(t, "near", d.Statements[0].Citations[0].ChunkID)
+
+	long := ContextChunk{Chunk: citebook.Chunk{ID: "long", Text: "The newcommand macro defines commands with arguments, as the next example of this section shows in full."}, Rank: 1}
+	short := ContextChunk{Chunk: citebook.Chunk{ID: "short", Text: "The newcommand macro defines commands with arguments."}, Rank: 1}
+	for _, order := range [][]ContextChunk{{long, short}, {short, long}} {
+		d, err = e.Answer(context.Background(), "How does newcommand define commands with arguments?", order)
+		require.NoError(t, err)
+		require.Equal(t, "short", d.Statements[0].Citations[0].ChunkID)
+	}
 }
 
 func TestOpenModelRejectsBadConfig(t *testing.T) {

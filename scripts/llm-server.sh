@@ -19,8 +19,14 @@
 # ${XDG_CACHE_HOME:-$HOME/.cache}/citebook/llm); later runs start in seconds.
 # LLM_BUILD_ONLY=1 builds and fetches the model without starting the server.
 #
+# On cores shared with other work use LLM_THREADS=1: llama.cpp's threads
+# meet at a barrier after every step, and one descheduled thread stalls the
+# others (Qwen 0.5B at load average 20 on 2 cores: 0.15 tokens/s with 2
+# threads, 3.3 with 1).
+#
 # Environment: LLM_PORT (default 8392), LLM_THREADS (default: all cores),
-# LLM_CTX (context size, default 4096), LLM_CACHE. The server's pid is in
+# LLM_CTX (context size, default 4096, shared by the slots), LLM_PARALLEL
+# (concurrent requests, default 1), LLM_CACHE. The server's pid is in
 # $LLM_PID and in $LLM_CACHE/server.pid; stop it with:
 # kill "$(cat ~/.cache/citebook/llm/server.pid)".
 # (No `set -e`: the script is meant to be sourced, and must not change the
@@ -127,7 +133,7 @@ _llm_start() {
     return 0
   fi
   "$LLM_CACHE/bin/llama-server" --host 127.0.0.1 --port "$LLM_PORT" -m "$_llm_gguf" \
-    --alias "$CITEBOOK_LLM_MODEL" -t "$LLM_THREADS" -c "$LLM_CTX" --parallel 1 \
+    --alias "$CITEBOOK_LLM_MODEL" -t "$LLM_THREADS" -c "$LLM_CTX" --parallel "${LLM_PARALLEL:-1}" \
     >"$LLM_CACHE/server.log" 2>&1 &
   LLM_PID=$!
   echo "$LLM_PID" >"$LLM_CACHE/server.pid"

@@ -9,6 +9,7 @@ import (
 
 	"github.com/citebook/citebook/ingest"
 	"github.com/citebook/citebook/internal/library"
+	"github.com/citebook/citebook/qa"
 )
 
 // Every command reads its settings into one library.Config: the defaults
@@ -57,6 +58,7 @@ func addAnswerFlags(fs *pflag.FlagSet, c *library.Config) {
 	fs.StringVar(&c.LLM.Provider, "llm", c.LLM.Provider, "answerer: none (extractive, no model), openai or ollama (env CITEBOOK_LLM; key in env CITEBOOK_LLM_KEY)")
 	fs.StringVar(&c.LLM.URL, "llm-url", c.LLM.URL, "model API base URL, e.g. http://localhost:8000/v1 (env CITEBOOK_LLM_URL)")
 	fs.StringVar(&c.LLM.Model, "llm-model", c.LLM.Model, "model name (env CITEBOOK_LLM_MODEL)")
+	fs.DurationVar(&c.LLM.Timeout, "llm-timeout", c.LLM.Timeout, "longest one model call may take before the extractive answer stands in (0: "+qa.DefaultLLMTimeout.String()+")")
 	fs.StringVar(&c.Rerank.URL, "rerank-url", c.Rerank.URL, "rerank endpoint, e.g. http://localhost:8001/v1/rerank (env CITEBOOK_RERANK_URL; key in env CITEBOOK_RERANK_KEY); default: term overlap")
 	fs.StringVar(&c.Rerank.Model, "rerank-model", c.Rerank.Model, "rerank model name")
 	fs.Float64Var(&c.Answer.MinScore, "min-score", c.Answer.MinScore, "vector cosine below which chunks are dropped")

@@ -124,6 +124,29 @@ func TestAskCommand(t *testing.T) {
 		require.Len(t, ans.Citations, 1)
 	})
 
+	// The wired pipeline weighs terms by the lexical index's statistics:
+	// without them no name is ever found missing and in-domain questions
+	// the book never covers were answered (books-dev refusal accuracy 0.18).
+	t.Run("a name the book never mentions is refused", func(t *testing.T) {
+		out, err := run(t, "ask", "How do I pass a device tree to the kernel through WireGuard?",
+			"--data", data, "--tenant", "acme", "--user", "ann", "--groups", "eng", "--json")
+		require.NoError(t, err)
+		var ans struct {
+			Refused bool `json:"refused"`
+			Trace   struct {
+				Answerability struct {
+					Code     string   `json:"code"`
+					Missing  []string `json:"missing"`
+					KeyTerms []string `json:"key_terms"`
+				} `json:"answerability"`
+			} `json:"trace"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &ans))
+		require.True(t, ans.Refused)
+		require.Equal(t, "never_mentioned", ans.Trace.Answerability.Code, ans.Trace.Answerability.KeyTerms)
+		require.Equal(t, []string{"wireguard"}, ans.Trace.Answerability.Missing)
+	})
+
 	t.Run("bad llm", func(t *testing.T) {
 		_, err := run(t, "ask", q, "--data", data, "--tenant", "acme", "--llm", "gpt")
 		require.Equal(t, citebook.EINVALID, citebook.ErrorCode(err))

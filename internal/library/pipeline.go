@@ -62,7 +62,7 @@ func (l *Library) Pipeline() (*qa.Pipeline, error) {
 		if err != nil {
 			return nil, err
 		}
-		deps.Answerer = qa.NewLLMAnswerer(m, c.Answerer()).Constrain(c.LLM)
+		deps.Answerer = qa.NewLLMAnswerer(m, c.Answerer()).Constrain(c.LLM).Timeout(c.LLM.Timeout)
 		deps.Fallback = qa.NewExtractive(analysis.Terms)
 		deps.Planner = qa.NewLLMPlanner(m)
 	default:
