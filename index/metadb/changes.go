@@ -72,25 +72,14 @@ func (d *DB) Changes(ctx context.Context, since int64) (index.Changes, error) {
 // metadata (deleted, or never completed) is absent.
 func (d *DB) ChunkLifespans(ctx context.Context, ids []string) (map[string][]index.Lifespan, error) {
 	out := make(map[string][]index.Lifespan, len(ids))
-	err := chunked(ids, func(part []string) error {
-		q, args, err := in(`SELECT id, book_id, version, retired FROM chunks WHERE id IN (?)`, nil, part)
-		if err != nil {
+	err := eachRowIn(ctx, d.db, `SELECT id, book_id, version, retired FROM chunks WHERE id IN (?)`, ids, nil, func(rows *sql.Rows) error {
+		var id string
+		var l index.Lifespan
+		if err := rows.Scan(&id, &l.BookID, &l.Version, &l.Retired); err != nil {
 			return err
 		}
-		rows, err := d.db.QueryContext(ctx, q, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id string
-			var l index.Lifespan
-			if err := rows.Scan(&id, &l.BookID, &l.Version, &l.Retired); err != nil {
-				return err
-			}
-			out[id] = append(out[id], l)
-		}
-		return rows.Err()
+		out[id] = append(out[id], l)
+		return nil
 	})
 	if err != nil {
 		return nil, unavailable(err, "read chunk lifespans")

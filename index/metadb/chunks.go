@@ -2,6 +2,7 @@ package metadb
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"slices"
 
@@ -174,32 +175,21 @@ func (d *DB) Neighbours(ctx context.Context, ids []string, n int) (map[string][]
 	out := make(map[string][]citebook.Chunk, len(ids))
 	// Distinct IDs, so one split across two queries is not expanded twice.
 	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
-	err := chunked(ids, func(part []string) error {
-		// c holds each asked chunk's served position; the outer join reads
-		// the served rows of the same book within n ordinals of it.
-		q, args, err := in(`WITH c AS (SELECT r.id, r.book_id, r.ordinal FROM chunks r`+activeJoin+
-			`AND r.id IN (?))
-			SELECT c.id, `+chunkCols+` FROM c JOIN chunks r ON r.book_id = c.book_id
-			AND r.ordinal BETWEEN c.ordinal - ? AND c.ordinal + ?`+activeJoin+`ORDER BY c.id, r.ordinal`,
-			nil, part, n, n)
-		if err != nil {
-			return err
-		}
-		rows, err := d.db.QueryContext(ctx, q, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
+	// c holds each asked chunk's served position; the outer join reads the
+	// served rows of the same book within n ordinals of it.
+	err := eachRowIn(ctx, d.db, `WITH c AS (SELECT r.id, r.book_id, r.ordinal FROM chunks r`+activeJoin+
+		`AND r.id IN (?))
+		SELECT c.id, `+chunkCols+` FROM c JOIN chunks r ON r.book_id = c.book_id
+		AND r.ordinal BETWEEN c.ordinal - ? AND c.ordinal + ?`+activeJoin+`ORDER BY c.id, r.ordinal`,
+		ids, []any{n, n}, func(rows *sql.Rows) error {
 			var id string
 			c, err := scanChunk(scanFunc(func(dest ...any) error { return rows.Scan(append([]any{&id}, dest...)...) }))
 			if err != nil {
 				return err
 			}
 			out[id] = append(out[id], c)
-		}
-		return rows.Err()
-	})
+			return nil
+		})
 	if err != nil {
 		return nil, unavailable(err, "read neighbours")
 	}
@@ -244,25 +234,14 @@ func (d *DB) IncrementHits(ctx context.Context, ids []string) error {
 // HitCounts returns the retrieval count of each known chunk.
 func (d *DB) HitCounts(ctx context.Context, ids []string) (map[string]int, error) {
 	out := make(map[string]int, len(ids))
-	err := chunked(ids, func(part []string) error {
-		q, args, err := in(`SELECT id, SUM(hit_count) FROM chunks WHERE id IN (?) GROUP BY id`, nil, part)
-		if err != nil {
+	err := eachRowIn(ctx, d.db, `SELECT id, SUM(hit_count) FROM chunks WHERE id IN (?) GROUP BY id`, ids, nil, func(rows *sql.Rows) error {
+		var id string
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
 			return err
 		}
-		rows, err := d.db.QueryContext(ctx, q, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id string
-			var n int
-			if err := rows.Scan(&id, &n); err != nil {
-				return err
-			}
-			out[id] = n
-		}
-		return rows.Err()
+		out[id] = n
+		return nil
 	})
 	return out, unavailable(err, "read hit counts")
 }

@@ -2,6 +2,7 @@ package metadb
 
 import (
 	"context"
+	"database/sql"
 	"encoding/binary"
 	"errors"
 	"math"
@@ -101,30 +102,19 @@ func decodeGeometry(b []byte) ([]citebook.WordBox, error) {
 // blob is logged by the caller's error and costs only the boxes.
 func (d *DB) Geometry(ctx context.Context, ids []string) (map[string][]citebook.WordBox, error) {
 	out := map[string][]citebook.WordBox{}
-	err := chunked(ids, func(part []string) error {
-		q, args, err := in(`SELECT r.id, r.geometry FROM chunks r`+activeJoin+
-			`AND length(r.geometry) > 0 AND r.id IN (?)`, nil, part)
-		if err != nil {
+	err := eachRowIn(ctx, d.db, `SELECT r.id, r.geometry FROM chunks r`+activeJoin+
+		`AND length(r.geometry) > 0 AND r.id IN (?)`, ids, nil, func(rows *sql.Rows) error {
+		var id string
+		var blob []byte
+		if err := rows.Scan(&id, &blob); err != nil {
 			return err
 		}
-		rows, err := d.db.QueryContext(ctx, q, args...)
+		ws, err := decodeGeometry(blob)
 		if err != nil {
-			return err
+			return citebook.Wrap(err, citebook.EINTERNAL, "chunk geometry unreadable")
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var id string
-			var blob []byte
-			if err := rows.Scan(&id, &blob); err != nil {
-				return err
-			}
-			ws, err := decodeGeometry(blob)
-			if err != nil {
-				return citebook.Wrap(err, citebook.EINTERNAL, "chunk geometry unreadable")
-			}
-			out[id] = ws
-		}
-		return rows.Err()
+		out[id] = ws
+		return nil
 	})
 	if err != nil {
 		var ce *citebook.Error

@@ -247,6 +247,29 @@ func chunked(ids []string, fn func([]string) error) error {
 	return nil
 }
 
+// eachRowIn runs query once per group of ids (its one "IN (?)" expanded,
+// after the list) and hands every row to each, so the lookups by chunk ID
+// spell out only their SQL and columns.
+func eachRowIn(ctx context.Context, db *SQL, query string, ids []string, after []any, each func(*sql.Rows) error) error {
+	return chunked(ids, func(part []string) error {
+		q, args, err := in(query, nil, part, after...)
+		if err != nil {
+			return err
+		}
+		rows, err := db.QueryContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := each(rows); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	})
+}
+
 // ---- books ----
 
 const bookCols = `id, tenant, title, format, language, groups, source, pages, active_version, created`
