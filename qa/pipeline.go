@@ -85,6 +85,10 @@ type Deps struct {
 	// Terms segments text into search terms the way the lexical index does
 	// (analysis.Terms), for thresholding, reranking and extraction.
 	Terms func(string) []string
+	// EachTerm, optional, yields the terms Terms returns without building
+	// the list (analysis.EachTerm): the threshold checks every hit's text
+	// on each search. nil: Terms.
+	EachTerm func(text string, fn func(term []byte))
 	// Books reads a book's chunks for its cover page, which book routing
 	// matches questions against besides titles; optional.
 	Books BookChunks

@@ -44,7 +44,7 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 		var have map[string]bool
 		terms := func() map[string]bool {
 			if have == nil {
-				have = present(qidx, found, p.deps.Terms(c.chunk.Text))
+				have = p.present(qidx, found, c.chunk.Text)
 			}
 			return have
 		}
@@ -75,11 +75,22 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 // present is the set of query terms (qidx: term → index, found: scratch
 // of the same length) among a text's terms, lower-cased as TermSet does.
 // It answers matched and coverage like TermSet of the whole text without
-// building a set of every term of the chunk (a tenth of a search's CPU).
-func present(qidx map[string]int, found []bool, terms []string) map[string]bool {
+// building a set of every term of the chunk (a tenth of a search's CPU),
+// and with EachTerm without a string per term either.
+func (p *Pipeline) present(qidx map[string]int, found []bool, text string) map[string]bool {
 	clear(found)
 	have := map[string]bool{}
-	for _, t := range terms {
+	if p.deps.EachTerm != nil {
+		// EachTerm's terms are lower-cased already (analysis.Terms').
+		p.deps.EachTerm(text, func(t []byte) {
+			if i, ok := qidx[string(t)]; ok && !found[i] {
+				found[i] = true
+				have[string(t)] = true
+			}
+		})
+		return have
+	}
+	for _, t := range p.deps.Terms(text) {
 		if i, ok := qidx[strings.ToLower(t)]; ok && !found[i] {
 			found[i] = true
 			have[strings.ToLower(t)] = true

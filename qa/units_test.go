@@ -3,6 +3,7 @@ package qa
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -214,8 +215,17 @@ func TestExtractiveSkipsCodeAndLeaders(t *testing.T) {
 	require.Empty(t, d.Statements, "one shared term is no answer")
 }
 
+// TestThreshold runs with the term list (Terms) and with the allocation-free
+// segmentation the server wires (EachTerm): both must decide alike.
 func TestThreshold(t *testing.T) {
-	p := &Pipeline{deps: Deps{Terms: analysis.Terms}, opts: Options{}.withDefaults()}
+	for _, each := range []func(string, func([]byte)){nil, analysis.EachTerm} {
+		t.Run(fmt.Sprintf("EachTerm=%v", each != nil), func(t *testing.T) {
+			testThreshold(t, &Pipeline{deps: Deps{Terms: analysis.Terms, EachTerm: each}, opts: Options{}.withDefaults()})
+		})
+	}
+}
+
+func testThreshold(t *testing.T, p *Pipeline) {
 	c := func(id, text string, cos float64, vr, lr int) *candidate {
 		return &candidate{chunk: citebook.Chunk{ID: id, Text: text}, vecScore: cos, vecRank: vr, lexRank: lr, seenVec: vr, seenLex: lr}
 	}

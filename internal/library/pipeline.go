@@ -25,6 +25,7 @@ func (l *Library) Deps() qa.Deps {
 		Library:  l.Meta,
 		Access:   l.ACL,
 		Terms:    analysis.Terms,
+		EachTerm: analysis.EachTerm,
 		Books:    l.Meta,
 		Logger:   l.Log,
 		Geometry: l.Meta,
