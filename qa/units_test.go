@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -352,5 +353,29 @@ func TestOpenModelRejectsBadConfig(t *testing.T) {
 			_, err := OpenModel(tc.cfg)
 			require.Equal(t, citebook.EINVALID, citebook.ErrorCode(err), "%v", err)
 		})
+	}
+}
+
+// TestAnalyseMatchesTermLists: analyse writes the padded strings straight
+// from the segmentation; they must equal the ones joined from term lists,
+// for each field asked for, on prose, tables, CJK, stop words and nothing.
+func TestAnalyseMatchesTermLists(t *testing.T) {
+	chunks := []citebook.Chunk{
+		{HeadingPath: []string{"Consolidated Statements of Cash Flows", "Investing"}, Text: "Purchases of property, plant and equipment (1,577) 2018 studies"},
+		{HeadingPath: []string{"第一章", "乡里制"}, Text: "乡里制是中国古代农村社会基层组织体系。FY2018 ﬁle ＰＤＦ"},
+		{Text: "what is the of and"},
+		{},
+	}
+	for _, c := range chunks {
+		headTerms := analysis.Terms(strings.Join(c.HeadingPath, " "))
+		terms := analysis.Terms(c.Text)
+		want := chunkTerms{
+			head:    strings.Join(headTerms, ""),
+			text:    " " + strings.Join(terms, " ") + " ",
+			content: " " + strings.Join(contentRun(append(headTerms, terms...)), " ") + " ",
+		}
+		require.Equal(t, want, analyse(&c, true, true, true), c.Text)
+		require.Equal(t, chunkTerms{content: want.content}, analyse(&c, false, false, true), c.Text)
+		require.Equal(t, chunkTerms{head: want.head}, analyse(&c, true, false, false), c.Text)
 	}
 }
