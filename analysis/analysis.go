@@ -8,7 +8,6 @@
 package analysis
 
 import (
-	"bytes"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -231,14 +230,18 @@ func stemBytes(w []byte) []byte {
 			return w
 		}
 	}
-	switch {
-	case bytes.HasSuffix(w, []byte("ies")) && len(w) > 4:
-		w[len(w)-3] = 'y'
-		return w[:len(w)-2]
-	case bytes.HasSuffix(w, []byte("sses")):
-		return w[:len(w)-2]
-	case w[len(w)-1] == 's' && !bytes.HasSuffix(w, []byte("ss")) && !bytes.HasSuffix(w, []byte("us")) && !bytes.HasSuffix(w, []byte("is")):
-		return w[:len(w)-1]
+	n := len(w)
+	if w[n-1] != 's' {
+		return w
+	}
+	switch a, b := w[n-3], w[n-2]; {
+	case a == 'i' && b == 'e' && n > 4: // -ies
+		w[n-3] = 'y'
+		return w[:n-2]
+	case w[n-4] == 's' && a == 's' && b == 'e': // -sses
+		return w[:n-2]
+	case b != 's' && b != 'u' && b != 'i':
+		return w[:n-1]
 	}
 	return w
 }

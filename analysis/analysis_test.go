@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -91,5 +92,27 @@ func TestSentenceStart(t *testing.T) {
 		if got := SentenceStart(before); got != want {
 			t.Errorf("SentenceStart(%q) = %v, want %v", before, got, want)
 		}
+	}
+}
+
+// TestStemBytes checks the in-place stemmer against the rules written on
+// strings (the form Terms used before it stemmed in its buffer).
+func TestStemBytes(t *testing.T) {
+	ref := func(w string) string {
+		switch {
+		case len(w) < 4 || !isASCII(w):
+			return w
+		case strings.HasSuffix(w, "ies") && len(w) > 4:
+			return w[:len(w)-3] + "y"
+		case strings.HasSuffix(w, "sses"):
+			return w[:len(w)-2]
+		case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+			return w[:len(w)-1]
+		}
+		return w
+	}
+	for _, w := range []string{"", "s", "is", "ies", "ties", "studies", "classes", "sses", "class", "glass", "status", "analysis",
+		"vectors", "bus", "gas", "does", "2018s", "fy2018", "naïves", "cafés", "series", "yes", "uses", "axes"} {
+		require.Equal(t, ref(w), string(stemBytes([]byte(w))), w)
 	}
 }

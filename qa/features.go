@@ -100,10 +100,17 @@ func boost(f *queryFeatures, cands []*candidate, w Fusion) {
 	if f.seen == nil {
 		f.seen = map[string]chunkTerms{}
 	}
+	// Counted whatever the weights, since seen keeps the counts for the
+	// query.
+	var pairs [][2]string
+	for _, pr := range f.pairs {
+		ab := strings.Fields(pr)
+		pairs = append(pairs, [2]string{ab[0], ab[1]})
+	}
 	for _, c := range cands {
 		ct, ok := f.seen[c.chunk.ID]
 		if !ok {
-			ct = analyse(&c.chunk, len(f.titles) > 0, len(f.phrases) > 0, len(f.pairs) > 0)
+			ct = analyse(&c.chunk, len(f.titles) > 0, len(f.phrases) > 0, pairs)
 			f.seen[c.chunk.ID] = ct
 		}
 		head, text := ct.head, ct.text
@@ -120,53 +127,66 @@ func boost(f *queryFeatures, cands []*candidate, w Fusion) {
 			}
 		}
 		if len(f.pairs) > 0 && w.Proximity > 0 {
-			n := 0
-			for _, pr := range f.pairs {
-				if strings.Contains(ct.content, pr) {
-					n++
-				}
-			}
-			c.own += w.Proximity * float64(n) / float64(len(f.pairs))
+			c.own += w.Proximity * float64(ct.pairs) / float64(len(f.pairs))
 		}
 	}
 }
 
 // chunkTerms is a chunk as the features read it: its heading path squashed,
-// its text's terms padded, and its heading and text content terms padded.
+// its text's terms padded, and how many of the question's term pairs its
+// heading and text content terms (contentRun) hold adjacent.
 type chunkTerms struct {
-	head, text, content string
+	head, text string
+	pairs      int
 }
 
-// analyse builds the fields of chunkTerms the question's features read
-// (head for titles, text for phrases, content for pairs; the others stay
-// empty), writing the terms straight into the padded strings: building
-// them from term lists was a third of a search's CPU.
-func analyse(c *citebook.Chunk, head, text, content bool) chunkTerms {
-	var hb, tb, cb strings.Builder
-	var nt, nc int
-	cb.WriteByte(' ')
-	addContent := func(t []byte) {
+// analyse reads what the question's features need of a chunk (head for
+// titles, text for phrases, pairs counted when pairs are given; the others
+// stay empty) in one pass over its terms, without term lists or a padded
+// string of its content terms: building those was a third of a search's
+// CPU. A pair counts when its terms follow each other in the content run,
+// as they would appear padded in the run's padded string.
+func analyse(c *citebook.Chunk, head, text bool, pairs [][2]string) chunkTerms {
+	var (
+		ct      chunkTerms
+		hb, tb  strings.Builder
+		nt      int
+		found   []bool
+		prevBuf [64]byte
+		prev    []byte
+		hasPrev bool
+	)
+	if len(pairs) > 0 {
+		found = make([]bool, len(pairs))
+	}
+	content := func(t []byte) {
 		if analysis.IsStopword(string(t)) {
 			return
 		}
 		if r, _ := utf8.DecodeRune(t); analysis.IsCJK(r) {
 			return
 		}
-		cb.Write(t)
-		cb.WriteByte(' ')
-		nc++
+		if hasPrev {
+			for k, p := range pairs {
+				if !found[k] && p[1] == string(t) && p[0] == string(prev) {
+					found[k] = true
+					ct.pairs++
+				}
+			}
+		}
+		prev, hasPrev = append(prevBuf[:0], t...), true
 	}
-	if head || content {
+	if head || len(pairs) > 0 {
 		analysis.EachTerm(strings.Join(c.HeadingPath, " "), func(t []byte) {
 			if head {
 				hb.Write(t)
 			}
-			if content {
-				addContent(t)
+			if len(pairs) > 0 {
+				content(t)
 			}
 		})
 	}
-	if text || content {
+	if text || len(pairs) > 0 {
 		tb.WriteByte(' ')
 		analysis.EachTerm(c.Text, func(t []byte) {
 			if text {
@@ -174,12 +194,11 @@ func analyse(c *citebook.Chunk, head, text, content bool) chunkTerms {
 				tb.WriteByte(' ')
 				nt++
 			}
-			if content {
-				addContent(t)
+			if len(pairs) > 0 {
+				content(t)
 			}
 		})
 	}
-	var ct chunkTerms
 	if head {
 		ct.head = hb.String()
 	}
@@ -188,12 +207,6 @@ func analyse(c *citebook.Chunk, head, text, content bool) chunkTerms {
 			tb.WriteByte(' ')
 		}
 		ct.text = tb.String()
-	}
-	if content {
-		if nc == 0 {
-			cb.WriteByte(' ')
-		}
-		ct.content = cb.String()
 	}
 	return ct
 }

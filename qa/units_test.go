@@ -356,26 +356,37 @@ func TestOpenModelRejectsBadConfig(t *testing.T) {
 	}
 }
 
-// TestAnalyseMatchesTermLists: analyse writes the padded strings straight
-// from the segmentation; they must equal the ones joined from term lists,
-// for each field asked for, on prose, tables, CJK, stop words and nothing.
+// TestAnalyseMatchesTermLists: analyse reads a chunk in one pass over its
+// segmentation; it must answer as the padded strings joined from term lists
+// do, for each field asked for, on prose, tables, CJK, stop words and
+// nothing.
 func TestAnalyseMatchesTermLists(t *testing.T) {
 	chunks := []citebook.Chunk{
-		{HeadingPath: []string{"Consolidated Statements of Cash Flows", "Investing"}, Text: "Purchases of property, plant and equipment (1,577) 2018 studies"},
-		{HeadingPath: []string{"第一章", "乡里制"}, Text: "乡里制是中国古代农村社会基层组织体系。FY2018 ﬁle ＰＤＦ"},
+		{HeadingPath: []string{"Consolidated Statements of Cash Flows", "Investing"}, Text: "Purchases of the property, plant and equipment (1,577) 2018 studies; flows investing"},
+		{HeadingPath: []string{"第一章", "乡里制"}, Text: "乡里制是中国古代农村社会基层组织体系。FY2018 ﬁle ＰＤＦ file pdf"},
 		{Text: "what is the of and"},
 		{},
 	}
+	pairs := [][2]string{{"cash", "flow"}, {"flow", "investing"}, {"purchase", "property"}, {"property", "plant"},
+		{"plant", "equipment"}, {"2018", "study"}, {"fy2018", "file"}, {"file", "pdf"}, {"pdf", "file"}, {"investing", "purchase"}, {"the", "of"}}
 	for _, c := range chunks {
 		headTerms := analysis.Terms(strings.Join(c.HeadingPath, " "))
 		terms := analysis.Terms(c.Text)
-		want := chunkTerms{
-			head:    strings.Join(headTerms, ""),
-			text:    " " + strings.Join(terms, " ") + " ",
-			content: " " + strings.Join(contentRun(append(headTerms, terms...)), " ") + " ",
+		content := " " + strings.Join(contentRun(append(headTerms, terms...)), " ") + " "
+		n := 0
+		for _, p := range pairs {
+			if strings.Contains(content, " "+p[0]+" "+p[1]+" ") {
+				n++
+			}
 		}
-		require.Equal(t, want, analyse(&c, true, true, true), c.Text)
-		require.Equal(t, chunkTerms{content: want.content}, analyse(&c, false, false, true), c.Text)
-		require.Equal(t, chunkTerms{head: want.head}, analyse(&c, true, false, false), c.Text)
+		want := chunkTerms{
+			head:  strings.Join(headTerms, ""),
+			text:  " " + strings.Join(terms, " ") + " ",
+			pairs: n,
+		}
+		require.Equal(t, want, analyse(&c, true, true, pairs), c.Text)
+		require.Equal(t, chunkTerms{pairs: n}, analyse(&c, false, false, pairs), c.Text)
+		require.Equal(t, chunkTerms{head: want.head}, analyse(&c, true, false, nil), c.Text)
 	}
+	require.Equal(t, 7, analyse(&chunks[0], false, false, pairs).pairs, "the first chunk's pairs")
 }
