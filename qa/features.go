@@ -1,6 +1,7 @@
 package qa
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -148,33 +149,51 @@ type chunkTerms struct {
 // as they would appear padded in the run's padded string.
 func analyse(c *citebook.Chunk, head, text bool, pairs [][2]string) chunkTerms {
 	var (
-		ct      chunkTerms
-		hb, tb  strings.Builder
-		nt      int
-		found   []bool
-		prevBuf [64]byte
-		prev    []byte
-		hasPrev bool
+		ct     chunkTerms
+		hb, tb strings.Builder
+		nt     int
+		found  []bool
+		prev   = -1 // the previous content term among pairs' terms, -1: none
 	)
+	// The pairs' terms are content terms (contentRun of the question), so
+	// a term outside them matters only as what follows one: a stop word or
+	// CJK term (which contentRun drops) leaves it in place, anything else
+	// ends it. Only then is the stop-word set consulted.
+	var words []string
 	if len(pairs) > 0 {
+		// A pair holding a term contentRun drops can never be adjacent in
+		// the content run.
+		pairs = slices.DeleteFunc(slices.Clone(pairs), func(p [2]string) bool {
+			return len(contentRun(p[:])) < 2
+		})
 		found = make([]bool, len(pairs))
+		for _, p := range pairs {
+			for _, w := range p {
+				if !slices.Contains(words, w) {
+					words = append(words, w)
+				}
+			}
+		}
 	}
 	content := func(t []byte) {
-		if analysis.IsStopword(string(t)) {
+		i := slices.Index(words, string(t))
+		if i < 0 {
+			if prev >= 0 && !analysis.IsStopword(string(t)) {
+				if r, _ := utf8.DecodeRune(t); !analysis.IsCJK(r) {
+					prev = -1
+				}
+			}
 			return
 		}
-		if r, _ := utf8.DecodeRune(t); analysis.IsCJK(r) {
-			return
-		}
-		if hasPrev {
+		if prev >= 0 {
 			for k, p := range pairs {
-				if !found[k] && p[1] == string(t) && p[0] == string(prev) {
+				if !found[k] && p[0] == words[prev] && p[1] == words[i] {
 					found[k] = true
 					ct.pairs++
 				}
 			}
 		}
-		prev, hasPrev = append(prevBuf[:0], t...), true
+		prev = i
 	}
 	if head || len(pairs) > 0 {
 		analysis.EachTerm(strings.Join(c.HeadingPath, " "), func(t []byte) {
