@@ -35,6 +35,14 @@ func (x *Index) DocFreq(ctx context.Context, terms []string, f citebook.Filter) 
 		if !ok {
 			continue
 		}
+		if n == x.live {
+			// The filter admits only live rows (a removed row belongs to
+			// no book), so admitting as many admits them all: df counts
+			// exactly those (one tenant with every book in scope, the
+			// common case of a large library, without walking postings).
+			out[i] = int(x.df[id])
+			continue
+		}
 		for _, p := range x.postings[id] {
 			if allowed.Has(p.row) {
 				out[i]++

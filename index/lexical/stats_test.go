@@ -41,3 +41,34 @@ func TestDocFreqInsideFilter(t *testing.T) {
 	require.Zero(t, n)
 	require.Equal(t, []int{0}, df)
 }
+
+// TestDocFreqWholeIndex: a filter admitting every live row takes the
+// document frequencies the index keeps; they must equal the counts over the
+// postings, also after a removal and while a retired row is outside it.
+func TestDocFreqWholeIndex(t *testing.T) {
+	ctx := context.Background()
+	x := open(t, t.TempDir())
+	defer x.Close()
+	require.NoError(t, x.Upsert(ctx, []citebook.Chunk{
+		{ID: "1", Tenant: "t", BookID: "b", Version: 1, ParentID: "p1", Text: "the whale sails whale"},
+		{ID: "2", Tenant: "t", BookID: "b", Version: 1, ParentID: "p1", Text: "the whale dives"},
+		{ID: "3", Tenant: "t", BookID: "c", Version: 1, ParentID: "p2", Text: "whale oil lamps"},
+	}))
+	all := citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "b", Version: 1}, {BookID: "c", Version: 1}}}
+	df, n, err := x.DocFreq(ctx, []string{"whale", "sail", "oil", "cuda"}, all)
+	require.NoError(t, err)
+	require.Equal(t, 3, n)
+	require.Equal(t, []int{3, 1, 1, 0}, df)
+
+	require.NoError(t, x.Delete(ctx, []string{"3"}))
+	df, n, err = x.DocFreq(ctx, []string{"whale", "sail", "oil"}, all)
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+	require.Equal(t, []int{2, 1, 0}, df)
+
+	require.NoError(t, x.Retire(ctx, "b", []string{"2"}, 2))
+	df, n, err = x.DocFreq(ctx, []string{"whale", "dive"}, citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "b", Version: 2}}})
+	require.NoError(t, err)
+	require.Equal(t, 1, n)
+	require.Equal(t, []int{1, 0}, df)
+}
