@@ -67,7 +67,7 @@ type Setup struct {
 	Store    string `json:"store"`
 	Scope    string `json:"scope"`
 	Answerer string `json:"answerer"`
-	Fusion   string `json:"fusion,omitempty"` // retriever weights (qa.Fusion)
+	Fusion   string `json:"fusion,omitempty"` // the embedder kind and its retriever weights (qa.Fusion)
 	// MinScore is the vector relevance bar and AnswerCoverage the
 	// answerability bar the run used: both belong to the configuration the
 	// numbers describe (the relevance bar depends on the embedder).

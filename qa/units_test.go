@@ -97,6 +97,23 @@ func TestFuse(t *testing.T) {
 
 // BM25 of the query as definitions expanded it is a third, lighter signal:
 // it can lift a chunk the question's own words missed, never replace them.
+// TestDefaultFusionByKind pins the weights each embedder kind was tuned to
+// (README, Retrieval against BM25 alone): re-tuning one kind must not move
+// the other's.
+func TestDefaultFusionByKind(t *testing.T) {
+	for _, tc := range []struct {
+		version citebook.EmbeddingVersion
+		want    Fusion
+	}{
+		{citebook.EmbeddingVersion{Provider: "builtin", Model: "hash", Dimension: 384},
+			Fusion{Lexical: 1, Expansion: 0.2, Repeat: 0.5, Heading: 1.5, Proximity: 0.3}},
+		{citebook.EmbeddingVersion{Provider: "openai", Model: "bge-small-en-v1.5", Dimension: 384},
+			Fusion{Lexical: 0.7, Vector: 0.3, Expansion: 0.2, Repeat: 0.5, Heading: 1, Proximity: 0.3}},
+	} {
+		require.Equal(t, tc.want, DefaultFusion(EmbedderKind(tc.version)), tc.version.Provider)
+	}
+}
+
 func TestFuseExpanded(t *testing.T) {
 	hit := func(id string, s float64) citebook.Hit { return citebook.Hit{Chunk: citebook.Chunk{ID: id}, Score: s} }
 	lex := []citebook.Hit{hit("a", 10), hit("b", 6)}

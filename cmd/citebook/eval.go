@@ -10,6 +10,7 @@ import (
 	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/eval"
 	"github.com/citebook/citebook/internal/library"
+	"github.com/citebook/citebook/qa"
 )
 
 // evalFlags are the flags of `citebook eval`.
@@ -108,7 +109,7 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 		Terms:  analysis.Terms,
 		Logger: a.Log,
 		Setup: eval.Setup{Embedder: a.Embed.Version().String(), Store: f.cfg.Store, Answerer: f.cfg.Answerer(),
-			Fusion:   fmt.Sprintf("%+v", p.Fusion()),
+			Fusion:   fmt.Sprintf("%s %+v", qa.EmbedderKind(a.Embed.Version()), p.Fusion()),
 			MinScore: p.Options().MinScore, AnswerCoverage: p.Options().AnswerCoverage},
 		Progress: func(done, total int) {
 			if done == total || done%25 == 0 {
