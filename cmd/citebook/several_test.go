@@ -29,6 +29,7 @@ import (
 	"github.com/citebook/citebook/index/storetest"
 	"github.com/citebook/citebook/internal/corpus"
 	"github.com/citebook/citebook/internal/dbtest"
+	"github.com/citebook/citebook/internal/pdftotext"
 	"github.com/citebook/citebook/qa"
 )
 
@@ -237,13 +238,12 @@ func within(t *testing.T, limit time.Duration, what string, cond func() bool) ti
 // pdftotext reads them (its layout and ligatures differ from ours, so
 // the check is on words, not on the exact text).
 func onPage(t *testing.T, pdf string, page int, quote string) bool {
-	out, err := exec.Command("pdftotext", "-f", fmt.Sprint(page), "-l", fmt.Sprint(page), pdf, "-").Output()
-	require.NoError(t, err, "pdftotext (poppler-utils) is needed to check cited pages")
+	out := strings.Join(pdftotext.Pages(t, pdf, "-f", fmt.Sprint(page), "-l", fmt.Sprint(page)), "\f")
 	words := func(s string) []string {
 		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	}
 	onPage := map[string]bool{}
-	for _, w := range words(string(out)) {
+	for _, w := range words(out) {
 		onPage[w] = true
 	}
 	n, found := 0, 0
@@ -267,9 +267,7 @@ func onPage(t *testing.T, pdf string, page int, quote string) bool {
 // added or removed through A take effect on B within 2 s; and no search on
 // either server returns another tenant's chunk.
 func TestSeveralServers(t *testing.T) {
-	if _, err := exec.LookPath("pdftotext"); err != nil && os.Getenv("CI") == "" {
-		t.Skip("pdftotext (poppler-utils) not installed")
-	}
+	pdftotext.Path(t) // cited pages are checked against it
 	// Slow batches, so the kill lands in the middle of a build.
 	s := startSeveral(t, []string{"CITEBOOK_TEST_SLOW=100ms"})
 	admin, reader := s.tokens["acme-admin"], s.tokens["acme-reader"]

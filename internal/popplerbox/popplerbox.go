@@ -6,7 +6,6 @@ package popplerbox
 import (
 	"encoding/xml"
 	"math"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/internal/pdftotext"
 )
 
 // Word is a word of `pdftotext -bbox`, in points, origin top left.
@@ -38,14 +38,7 @@ type Page struct {
 // pdftotext fails in CI and skips elsewhere.
 func Pages(t testing.TB, file string, first, last int) []Page {
 	t.Helper()
-	bin, err := exec.LookPath("pdftotext")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("pdftotext not installed (poppler-utils); CI must provide it")
-		}
-		t.Skip("pdftotext not installed")
-	}
-	out, err := exec.Command(bin, "-bbox", "-f", strconv.Itoa(first), "-l", strconv.Itoa(last), file, "-").Output()
+	out, err := exec.Command(pdftotext.Path(t), "-bbox", "-f", strconv.Itoa(first), "-l", strconv.Itoa(last), file, "-").Output()
 	require.NoError(t, err)
 	var doc struct {
 		Pages []Page `xml:"body>doc>page"`
