@@ -54,6 +54,10 @@ type Rejection struct {
 	ChunkID string `json:"chunk_id"`
 	Quote   string `json:"quote"`
 	Reason  Reason `json:"reason"`
+	// Share is, for a quote not found, the share of its content tokens
+	// the best alignment with the chunk found in order (MinSnapShare
+	// would have snapped it).
+	Share float64 `json:"share,omitempty"`
 }
 
 // Result is a verified answer: the text with [n] markers, the citations the
@@ -69,6 +73,10 @@ type Result struct {
 	// NotSupported counts the statements among Unsupported whose quotes
 	// were real but did not support them.
 	NotSupported int
+	// Snapped are the quotes not found verbatim that were replaced by the
+	// chunk's real text (see snap); Kept marks those whose statement
+	// survived verification.
+	Snapped []Snapped
 	// Kept are the surviving statements with the citations backing them,
 	// for checks on the answer as a whole (does it still answer?).
 	Kept []KeptStatement
@@ -111,6 +119,7 @@ func Verify(statements []Statement, context map[string]citebook.Chunk, known fun
 		var (
 			found  []citebook.Citation
 			claims []Claim
+			snaps  []Snapped
 		)
 		for _, cl := range st.Citations {
 			c, ok := context[cl.ChunkID]
@@ -123,13 +132,25 @@ func Verify(statements []Statement, context map[string]citebook.Chunk, known fun
 				continue
 			}
 			cit, reason := Locate(c, cl.Quote)
-			if reason != "" {
+			if reason == QuoteNotFound {
+				// Near-verbatim: the chunk's real text stands in for the
+				// model's words, or the quote stays rejected.
+				sc, sn, ok := locateSnapped(c, cl.Quote)
+				if !ok {
+					rj := reject(cl, reason)
+					rj.Share = sn.Share
+					res.Rejected = append(res.Rejected, rj)
+					continue
+				}
+				cit, snaps = sc, append(snaps, sn)
+			} else if reason != "" {
 				res.Rejected = append(res.Rejected, reject(cl, reason))
 				continue
 			}
 			found = append(found, cit)
 			claims = append(claims, cl)
 		}
+		res.Snapped = append(res.Snapped, snaps...)
 		if len(found) == 0 || text == "" {
 			res.Unsupported++
 			continue
@@ -168,6 +189,9 @@ func Verify(statements []Statement, context map[string]citebook.Chunk, known fun
 		for _, n := range ns {
 			b.WriteString(" [" + strconv.Itoa(n) + "]")
 		}
+		for i := len(res.Snapped) - len(snaps); i < len(res.Snapped); i++ {
+			res.Snapped[i].Kept = true
+		}
 		res.Statements = append(res.Statements, b.String())
 		res.Kept = append(res.Kept, KeptStatement{Text: text, Quotes: found})
 	}
@@ -190,6 +214,11 @@ func reject(cl Claim, reason Reason) Rejection {
 	if reason == UnknownChunk || reason == NotInContext {
 		q = ""
 	}
+	return Rejection{ChunkID: cl.ChunkID, Quote: shorten(q), Reason: reason}
+}
+
+// shorten bounds text copied into traces.
+func shorten(q string) string {
 	if len(q) > maxRejectedQuote {
 		cut := maxRejectedQuote
 		for cut > 0 && !utf8.RuneStart(q[cut]) {
@@ -197,7 +226,7 @@ func reject(cl Claim, reason Reason) Rejection {
 		}
 		q = q[:cut] + "…"
 	}
-	return Rejection{ChunkID: cl.ChunkID, Quote: q, Reason: reason}
+	return q
 }
 
 // ellipsis splits a quote the answerer shortened; every part must appear in
@@ -229,6 +258,13 @@ func Locate(c citebook.Chunk, quote string) (citebook.Citation, Reason) {
 	if len(spans) == 0 || weight < MinQuoteWeight {
 		return citebook.Citation{}, QuoteTooShort
 	}
+	return citationAt(c, spans, quote), ""
+}
+
+// citationAt is the citation of spans of c's text (byte offsets, in order):
+// the spans' text joined by " … ", the page holding most of it, and the
+// closing punctuation the answerer's quote ended with.
+func citationAt(c citebook.Chunk, spans [][2]int, quote string) citebook.Citation {
 	last := &spans[len(spans)-1]
 	last[1] = extendClosing(c.Text, last[1], quote)
 	texts := make([]string, len(spans))
@@ -249,7 +285,28 @@ func Locate(c citebook.Chunk, quote string) (citebook.Citation, Reason) {
 		Quote:       strings.Join(texts, " … "),
 		CharStart:   start,
 		CharEnd:     end,
-	}, ""
+	}
+}
+
+// locateSnapped is Locate for a quote not found verbatim: the chunk's own
+// text it aligns with (see snap), or ok false with the share of the quote's
+// content tokens the best alignment found.
+func locateSnapped(c citebook.Chunk, quote string) (citebook.Citation, Snapped, bool) {
+	r, ok := snap(c.Text, quote)
+	sn := Snapped{ChunkID: c.ID, Quote: shorten(quote), Share: r.share}
+	if !ok {
+		return citebook.Citation{}, sn, false
+	}
+	weight := 0
+	for _, sp := range r.spans {
+		weight += weightOf(normalize(c.Text[sp[0]:sp[1]]).runes)
+	}
+	if weight < MinQuoteWeight {
+		return citebook.Citation{}, sn, false
+	}
+	cit := citationAt(c, r.spans, quote)
+	sn.Real, sn.Start, sn.End = shorten(cit.Quote), cit.CharStart, cit.CharEnd
+	return cit, sn, true
 }
 
 // extendClosing takes in the punctuation mark that ends the quoted sentence

@@ -168,9 +168,12 @@ type QuestionResult struct {
 	NotSupported      int `json:"statements_not_supported"`
 	// Rejected lists the answerer's citations that failed verification,
 	// with the reason, so a run shows what a model got wrong.
-	Rejected   []qa.Rejected    `json:"rejected,omitempty"`
-	GoldAnswer string           `json:"gold_answer,omitempty"`
-	Citations  []CitationResult `json:"citations"`
+	Rejected []qa.Rejected `json:"rejected,omitempty"`
+	// Snapped lists the answerer's quotes not found verbatim that were
+	// replaced by the chunk's real text (citation.Snapped).
+	Snapped    []citation.Snapped `json:"snapped,omitempty"`
+	GoldAnswer string             `json:"gold_answer,omitempty"`
+	Citations  []CitationResult   `json:"citations"`
 
 	Relevant   int       `json:"relevant"` // relevant chunks of the question
 	GoldPages  []Page    `json:"gold_pages,omitempty"`
@@ -285,7 +288,7 @@ func (h *Harness) ask(ctx context.Context, pr citebook.Principal, q Question, al
 	r.Answerability = ans.Trace.Answerability
 	r.Guards = ans.Trace.Guards
 	r.StatementsDropped, r.NotSupported = ans.Trace.Unsupported, ans.Trace.NotSupported
-	r.Rejected = ans.Trace.Rejected
+	r.Rejected, r.Snapped = ans.Trace.Rejected, ans.Trace.Snapped
 	r.ContextTokens = ans.Trace.ContextTokens
 
 	relevant, err := h.relevant(ctx, q, cc)
@@ -691,6 +694,16 @@ type GuardCounts struct {
 	FallbackRefusal    int `json:"fallback_refusal"`
 	ExampleEchoes      int `json:"example_echoes"`
 	ModelErrors        int `json:"model_errors"`
+	// ModelAnswers: answers shown that are the model's own (it was
+	// called, no fallback stood in, not refused).
+	ModelAnswers int `json:"model_answers"`
+	// QuotesSnapped: quotes not found verbatim replaced by the chunk's
+	// real text; SnappedKept: those whose statement then passed the
+	// support check; SnappedShown: those shown in a model's own answer.
+	// Quotes left rejected are RejectedCitations["quote_not_found"].
+	QuotesSnapped int `json:"quotes_snapped"`
+	SnappedKept   int `json:"snapped_kept"`
+	SnappedShown  int `json:"snapped_shown"`
 }
 
 // Summarize averages per-question results; questions that errored count
@@ -735,6 +748,19 @@ func Summarize(rs []QuestionResult, setup Setup) Summary {
 			s.Guards.ModelErrors++
 		}
 		s.Guards.ExampleEchoes += g.ExampleEchoes
+		own := g.Attempts > 0 && g.Fallback == "" && !r.Refused
+		if own {
+			s.Guards.ModelAnswers++
+		}
+		for _, sn := range r.Snapped {
+			s.Guards.QuotesSnapped++
+			if sn.Kept {
+				s.Guards.SnappedKept++
+				if own {
+					s.Guards.SnappedShown++
+				}
+			}
+		}
 		if r.Refused {
 			code := r.Answerability.Code
 			if code == "" {

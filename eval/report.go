@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/citation"
 )
 
 // Report file names inside the output directory.
@@ -88,6 +89,9 @@ func summaryRows(s Summary) []metricRow {
 		{"Citations rejected by reason", reasonList(s.RejectedCitations)},
 		{"Model calls / constrained retries / fallbacks (extractive, refusal) / example echoes", fmt.Sprintf("%d / %d / %d, %d / %d",
 			s.Guards.ModelCalls, s.Guards.ConstrainedRetries, s.Guards.FallbackExtractive, s.Guards.FallbackRefusal, s.Guards.ExampleEchoes)},
+		{"Model's own answers shown", fmt.Sprintf("%d", s.Guards.ModelAnswers)},
+		{"Quotes snapped to the book's text (kept / shown) / left rejected", fmt.Sprintf("%d (%d / %d) / %d",
+			s.Guards.QuotesSnapped, s.Guards.SnappedKept, s.Guards.SnappedShown, s.RejectedCitations[string(citation.QuoteNotFound)])},
 	}
 	for _, sig := range Signals {
 		x, ok := s.Signals[sig.Name]

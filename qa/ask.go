@@ -101,7 +101,7 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 	res := citation.Verify(draft.Statements, inContext, func(id string) bool { return known[id] }, titles,
 		citation.SupportCheck{Content: p.contentTerms})
 	tr.Statements, tr.Unsupported, tr.NotSupported = res.Total, res.Unsupported, res.NotSupported
-	tr.Rejected = res.Rejected
+	tr.Rejected, tr.Snapped = res.Rejected, res.Snapped
 	ans.Answer, ans.Refused, ans.Citations = res.Answer, res.Refused, res.Citations
 	p.stillAnswers(&res, tr)
 	if res.Refused && res.Total > 0 && p.deps.Fallback != nil && tr.Guards.Fallback == "" {

@@ -83,14 +83,19 @@ func OpenModel(cfg ModelConfig) (llms.Model, error) {
 }
 
 // answerSystem is the answerer's instruction, short enough for a 0.5B
-// model to follow. The JSON shape lets citations be checked mechanically;
-// quotes must be verbatim because they are checked verbatim.
+// model to follow. The JSON shape lets citations be checked mechanically.
+// Quotes are checked against the passage: a near-verbatim one is snapped
+// to the book's text (citation.snap), but only when it follows one stretch
+// of the passage closely, so the prompt asks for exactly what a small model
+// gets wrong (Qwen 0.5B: whole paragraphs, two sentences stitched into one,
+// words re-typed, "..." in the middle).
 const answerSystem = `You answer questions about a book using ONLY the passages given.
 Reply with one JSON object and nothing else, in this shape:
 {"statements":[{"text":"...","citations":[{"chunk_id":"...","quote":"..."}]}]}
 - text: one short sentence that answers the question, in the language of the question.
 - chunk_id: the chunk_id of the passage that says it.
-- quote: words copied exactly from that passage, one sentence of at most 40 words.
+- quote: ONE sentence copied character for character from that passage, at most 40 words. Never a whole paragraph, never two sentences joined, no "...", no words changed.
+- Every number and name in text must appear in its quote.
 - If the passages do not answer the question, reply {"statements":[]}.`
 
 // The few-shot example, as one user turn and the model's reply. Its text

@@ -53,10 +53,13 @@ type Trace struct {
 	OutputTokens  int                `json:"output_tokens,omitempty"`
 	TimingsMS     map[string]float64 `json:"timings_ms"`
 	Rejected      []Rejected         `json:"rejected,omitempty"`
-	Statements    int                `json:"statements"`    // statements the answerer made
-	Unsupported   int                `json:"unsupported"`   // statements dropped for lack of a verified, supporting citation
-	NotSupported  int                `json:"not_supported"` // of those, statements whose real quotes did not support them
-	NothingFound  bool               `json:"nothing_relevant,omitempty"`
+	// Snapped lists the quotes not found verbatim that were replaced by
+	// the chunk's real text before the support check (citation.Snapped).
+	Snapped      []citation.Snapped `json:"snapped,omitempty"`
+	Statements   int                `json:"statements"`    // statements the answerer made
+	Unsupported  int                `json:"unsupported"`   // statements dropped for lack of a verified, supporting citation
+	NotSupported int                `json:"not_supported"` // of those, statements whose real quotes did not support them
+	NothingFound bool               `json:"nothing_relevant,omitempty"`
 	// Answerability is the decision to answer or refuse, with its reason.
 	Answerability Answerability `json:"answerability"`
 	// Guards records what the guardrails around the model did.
