@@ -237,8 +237,13 @@ func snap(text, quote string) (snapResult, bool) {
 	}
 	// Traceback: the book tokens matched, and which quote tokens found
 	// their match.
-	found := make([]bool, m)
-	var matched []int // book token indexes, descending
+	// Traceback: each matched book token with the quote tokens it matched
+	// (none for the second half of a merge), book order descending.
+	type pair struct {
+		book  int
+		quote []int
+	}
+	var matched []pair
 	i, j, inGap := m, end, false
 	for i > 0 && j > 0 {
 		if inGap {
@@ -251,8 +256,7 @@ func snap(text, quote string) (snapResult, bool) {
 		switch opH[i*w+j] {
 		case opDiag:
 			if q[i-1].text == t[j-1].text {
-				found[i-1] = true
-				matched = append(matched, j-1)
+				matched = append(matched, pair{j - 1, []int{i - 1}})
 			}
 			i, j = i-1, j-1
 		case opInsert:
@@ -260,52 +264,53 @@ func snap(text, quote string) (snapResult, bool) {
 		case opGap:
 			inGap = true
 		case opMerge:
-			found[i-1] = true
-			matched = append(matched, j-1, j-2)
+			matched = append(matched, pair{j - 1, []int{i - 1}}, pair{j - 2, nil})
 			i, j = i-1, j-2
 		case opSplit:
-			found[i-1], found[i-2] = true, true
-			matched = append(matched, j-1)
+			matched = append(matched, pair{j - 1, []int{i - 1, i - 2}})
 			i, j = i-2, j-1
 		default:
 			i = 0
 		}
 	}
+	// Pieces: runs of matched book tokens, split where the quote left out
+	// more than maxInnerGap of the book's words.
+	type piece struct {
+		span    [2]int
+		content int // quote content tokens matched in it
+		weight  int // their weight (weightOf)
+	}
+	var pieces []piece
+	for k := len(matched) - 1; k >= 0; k-- {
+		tk := t[matched[k].book]
+		if len(pieces) > 0 && matched[k].book-matched[k+1].book-1 <= maxInnerGap {
+			pieces[len(pieces)-1].span[1] = tk.end
+		} else {
+			pieces = append(pieces, piece{span: [2]int{tk.start, tk.end}})
+		}
+		pc := &pieces[len(pieces)-1]
+		for _, qi := range matched[k].quote {
+			if q[qi].content {
+				pc.content++
+				pc.weight += weightOf([]rune(q[qi].text))
+			}
+		}
+	}
+	// A piece cut off from the rest must stand on its own: two content
+	// words and a quote's minimum weight. A stray word or two matched far
+	// away ("魔法" after the skipped "而并非") would read as the book saying
+	// what it does not; such a piece is dropped and the quote must pass
+	// without it.
+	var spans [][2]int
 	got := 0
-	for k, tk := range q {
-		if tk.content && found[k] {
-			got++
+	for _, pc := range pieces {
+		if len(pieces) == 1 || (pc.content >= 2 && pc.weight >= MinQuoteWeight) {
+			spans = append(spans, pc.span)
+			got += pc.content
 		}
 	}
 	share := float64(got) / float64(qContent)
-	if share < MinSnapShare || len(matched) == 0 {
-		return snapResult{share: share}, false
-	}
-	// Spans: runs of matched book tokens, split where the quote left out
-	// more than maxInnerGap of the book's words.
-	var spans [][2]int
-	var hasContent []bool
-	for k := len(matched) - 1; k >= 0; k-- {
-		tk := t[matched[k]]
-		if len(spans) > 0 && matched[k]-matched[k+1]-1 <= maxInnerGap {
-			spans[len(spans)-1][1] = tk.end
-			hasContent[len(spans)-1] = hasContent[len(spans)-1] || tk.content
-		} else {
-			spans = append(spans, [2]int{tk.start, tk.end})
-			hasContent = append(hasContent, tk.content)
-		}
-	}
-	// A span of stop words alone ("the", "of it") proves nothing and would
-	// read as noise between ellipses: it is dropped; it holds none of the
-	// quote's content tokens, so the share stands.
-	var kept [][2]int
-	for k, sp := range spans {
-		if hasContent[k] {
-			kept = append(kept, sp)
-		}
-	}
-	spans = kept
-	if len(spans) == 0 {
+	if share < MinSnapShare || len(spans) == 0 {
 		return snapResult{share: share}, false
 	}
 	var shown strings.Builder
