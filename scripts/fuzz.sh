@@ -9,12 +9,13 @@
 # crashes the fuzz worker and is recorded as a failing input. The PDF
 # reader's targets (./ingest/pdf) are FuzzParsePDF, FuzzPDFStreamDecode
 # (stream decoding under small limits) and FuzzDecryptAES256; ./ingest has
-# FuzzSniff and the EPUB, Markdown, text and OCR targets.
+# FuzzSniff and the EPUB, Markdown, text and OCR targets; ./citation has
+# FuzzSnap (a quote snapped to its chunk is always that chunk's text).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 duration="${1:-10s}"
 ran=0
-for pkg in ./analysis ./ingest ./ingest/pdf ./index/internal/rowset ./index/lexical ./index/milvus ./qa ./acl ./web ./index/metadb; do
+for pkg in ./analysis ./citation ./ingest ./ingest/pdf ./index/internal/rowset ./index/lexical ./index/milvus ./qa ./acl ./web ./index/metadb; do
   for name in $(go test -list '^Fuzz' "$pkg" | grep '^Fuzz' || true); do
     echo "== $pkg $name ($duration)"
     log="$(mktemp)"
