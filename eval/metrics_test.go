@@ -102,11 +102,20 @@ func TestSummarizeCountsGuards(t *testing.T) {
 		{ID: "b", Refused: true, Answerability: qa.Answerability{Code: qa.CodeLowCoverage},
 			Guards: qa.Guards{Attempts: 1, Fallback: "refusal"}, Rejected: []qa.Rejected{{ChunkID: "c3", Reason: citation.QuoteNotFound}}},
 		{ID: "c", Error: "boom", Rejected: []qa.Rejected{{ChunkID: "c4", Reason: citation.NotInContext}}},
+		// the model's own answer, one snapped quote shown, one snapped
+		// quote whose statement was then dropped
+		{ID: "d", Answerable: true, Guards: qa.Guards{Attempts: 1},
+			Snapped: []citation.Snapped{{ChunkID: "c5", Kept: true}, {ChunkID: "c6"}}},
+		// snapped and kept, but the fallback's answer was shown
+		{ID: "e", Answerable: true, Guards: qa.Guards{Attempts: 1, Fallback: "extractive"},
+			Snapped: []citation.Snapped{{ChunkID: "c7", Kept: true}}},
 	}
 	s := Summarize(rs, Setup{})
 	require.Equal(t, map[string]int{"quote_not_found": 2, "quote_does_not_support": 1}, s.RejectedCitations)
 	require.Equal(t, map[string]int{"low_coverage": 1}, s.RefusalReasons)
-	require.Equal(t, GuardCounts{ModelCalls: 3, ConstrainedRetries: 1, FallbackExtractive: 1, FallbackRefusal: 1}, s.Guards)
+	require.Equal(t, GuardCounts{ModelCalls: 5, ConstrainedRetries: 1, FallbackExtractive: 2, FallbackRefusal: 1,
+		ModelAnswers: 1, QuotesSnapped: 3, SnappedKept: 2, SnappedShown: 1}, s.Guards)
 	require.Equal(t, 1, s.Errors)
+	require.Contains(t, Markdown(&Results{Summary: s}), "| Quotes snapped to the book's text (kept / shown) / left rejected | 3 (2 / 1) / 2 |")
 	require.Contains(t, Markdown(&Results{Summary: s}), "| Citations rejected by reason | quote_not_found 2, quote_does_not_support 1 |")
 }
