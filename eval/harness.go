@@ -429,8 +429,22 @@ func quoteAt(text string, c citebook.Citation) bool {
 	if c.CharStart < 0 || c.CharEnd > len(text) || c.CharStart >= c.CharEnd {
 		return false
 	}
-	first := strings.SplitN(c.Quote, " … ", 2)[0]
-	return strings.HasPrefix(text[c.CharStart:], first)
+	// Every part of a quote shortened with " … " (the answerer's ellipsis,
+	// or a snapped quote's pieces) is the book's text, in order, from the
+	// start to the end offset.
+	parts := strings.Split(c.Quote, " … ")
+	span := text[c.CharStart:c.CharEnd]
+	if !strings.HasPrefix(span, parts[0]) || !strings.HasSuffix(span, parts[len(parts)-1]) {
+		return false
+	}
+	for _, p := range parts {
+		i := strings.Index(span, p)
+		if i < 0 {
+			return false
+		}
+		span = span[i+len(p):]
+	}
+	return true
 }
 
 // rankTrace turns the trace's candidates into the ranked list the metrics

@@ -2,11 +2,13 @@ package eval
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/citation"
 	"github.com/citebook/citebook/qa"
 )
@@ -118,4 +120,28 @@ func TestSummarizeCountsGuards(t *testing.T) {
 	require.Equal(t, 1, s.Errors)
 	require.Contains(t, Markdown(&Results{Summary: s}), "| Quotes snapped to the book's text (kept / shown) / left rejected | 3 (2 / 1) / 2 |")
 	require.Contains(t, Markdown(&Results{Summary: s}), "| Citations rejected by reason | quote_not_found 2, quote_does_not_support 1 |")
+}
+
+// TestQuoteAt: a citation shown is fabricated unless every part of its
+// quote is the chunk's text between its offsets, in order.
+func TestQuoteAt(t *testing.T) {
+	text := "Alpha beta gamma. Delta epsilon zeta. Eta theta."
+	end := strings.Index(text, " Eta")
+	for _, tt := range []struct {
+		quote      string
+		start, end int
+		want       bool
+	}{
+		{"Alpha beta gamma.", 0, len("Alpha beta gamma."), true},
+		{"Alpha beta … epsilon zeta.", 0, end, true},
+		{"Alpha beta … Delta … zeta.", 0, end, true},
+		{"Alpha beta … omega zeta.", 0, end, false},
+		{"Alpha beta … Eta theta.", 0, end, false},          // a part beyond the end offset
+		{"epsilon zeta … Alpha beta", 0, end, false},        // out of order
+		{"Alpha beta … epsilon zeta.", 1, end, false},       // wrong start
+		{"Alpha beta … epsilon zeta.", 0, len(text), false}, // wrong end
+	} {
+		c := citebook.Citation{Quote: tt.quote, CharStart: tt.start, CharEnd: tt.end}
+		require.Equal(t, tt.want, quoteAt(text, c), tt.quote)
+	}
 }
