@@ -98,20 +98,22 @@ const (
 // (books-dev page recall@1 0.714 → 0.743). An exact vocabulary phrase in
 // the text (Phrase) lowered recall@1 and stays off.
 //
-// Section 0.3 and Cover 0.15 (builtin embedder; see salient) were chosen
-// rotating over books-dev's three books: on a grid of Cover 0–0.3 and
-// Section 0–0.3, the setting best on two books (page MRR@10) was scored on
-// the third; held out, R-intro stayed 0.779, debian-reference rose 0.833 →
-// 0.875 and lshort-zh-cn 0.860 → 0.875, and 0.3 / 0.15 is the best setting
-// on all three (books-dev page recall@1 0.743 → 0.771, recall@10 0.971 →
-// 1.000). Higher weights lose first places to chunks that name the
-// question's words in a sentence but answer another question (Cover 0.3:
-// 0.743; Section 0.5: 0.714). The semantic kind keeps them off: not
+// Cover 0.15 (builtin embedder; see salient) was chosen rotating over
+// books-dev's three books: on a grid of Cover 0–0.3 and Section 0–0.3,
+// the setting best on two books (page MRR@10) was scored on the third;
+// held out, no book ranked worse and lshort-zh-cn rose 0.860 → 0.875
+// (all: page recall@1 0.743 → 0.771, CMRC shared hit@1 0.976 → 0.978,
+// FinanceBench unchanged). More weight loses first places to chunks that
+// hold the question's words in one sentence but answer another question
+// (Cover 0.3: 0.743). Section stays off: 0.3 lifted books-dev
+// recall@10 0.971 → 1.000 but cost FinanceBench shared-index page
+// recall@5 0.555 → 0.539, whose headings are statement titles the
+// Heading feature already reads. The semantic kind keeps both off: not
 // measured with a model.
 func DefaultFusion(kind string) Fusion {
 	if kind == KindLexical {
 		return Fusion{Lexical: 1, Vector: 0, Expansion: 0.2, Page: 0, Repeat: 0.5, Heading: 1.5, Proximity: 0.3,
-			Section: 0.3, Cover: 0.15}
+			Section: 0, Cover: 0.15}
 	}
 	return Fusion{Lexical: 0.7, Vector: 0.3, Expansion: 0.2, Page: 0, Repeat: 0.5, Heading: 1, Proximity: 0.3}
 }
