@@ -61,9 +61,10 @@ func containsTerm(ts []string, t string) bool {
 
 // sameWord matches a question term against a chunk term: equal, or one a
 // prefix of the other sharing at least min(5, shorter) letters with a
-// shorter side of four or more letters, for Latin words only ("assign" and
-// "assignments", "fail" and "failure"; the index's own stemming only folds
-// plurals). CJK terms are character pairs and match exactly.
+// shorter side of four or more letters, for words of Latin letters only
+// ("assign" and "assignments", "fail" and "failure"; the index's own
+// stemming only folds plurals). Numbers, identifiers with digits and CJK
+// terms (character pairs) match exactly.
 func sameWord(q, t string) bool {
 	if q == t {
 		return true
@@ -72,17 +73,16 @@ func sameWord(q, t string) bool {
 	if len(a) > len(b) {
 		a, b = b, a
 	}
-	if len(a) < 4 || !isLatin(a) || !isLatin(b) {
+	if len(a) < 4 || !isLetters(a) || !isLetters(b) {
 		return false
 	}
 	n := min(5, len(a))
 	return a[:n] == b[:n] && (len(a) >= 5 || strings.HasPrefix(b, a))
 }
 
-func isLatin(s string) bool {
+func isLetters(s string) bool {
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9') {
+		if c := s[i]; c < 'a' || c > 'z' {
 			return false
 		}
 	}
@@ -150,7 +150,6 @@ func boostSalient(s *salient, cands []*candidate, w Fusion) {
 // third more CPU than the rest of it (FinanceBench, shared index).
 // books-dev ranks the same with 20 as with all candidates.
 const salientHead = 30
-
 
 // coverSpan is the window of windowCoverage in sentences. Whole-chunk
 // coverage (any span) and windows of three sentences ranked worse on
