@@ -148,8 +148,9 @@ func boostSalient(s *salient, cands []*candidate, w Fusion) {
 // far, the salient features rescore: they decide the first places, and
 // reading every sentence of the 80–160 candidates of a search cost a
 // third more CPU than the rest of it (FinanceBench, shared index).
-// books-dev ranks the same with 20 as with all candidates.
-const salientHead = 30
+// books-dev, CMRC and FinanceBench rank the same with 20 as with all
+// candidates.
+const salientHead = 20
 
 // coverSpan is the window of windowCoverage in sentences. Whole-chunk
 // coverage (any span) and windows of three sentences ranked worse on
