@@ -101,9 +101,9 @@ const (
 // Cover 0.15 (builtin embedder; see salient) was chosen rotating over
 // books-dev's three books: on a grid of Cover 0–0.3 and Section 0–0.3,
 // the setting best on two books (page MRR@10) was scored on the third;
-// held out, no book ranked worse and lshort-zh-cn rose 0.860 → 0.875
-// (all: page recall@1 0.743 → 0.771, CMRC shared hit@1 0.976 → 0.978,
-// FinanceBench unchanged). More weight loses first places to chunks that
+// with Section at 0, no book ranked worse held out and lshort-zh-cn rose
+// 0.860 → 0.875 (all: page recall@1 0.743 → 0.771, CMRC shared hit@1
+// 0.976 → 0.978, FinanceBench unchanged). More weight loses first places to chunks that
 // hold the question's words in one sentence but answer another question
 // (Cover 0.3: 0.743). Section stays off: 0.3 lifted books-dev
 // recall@10 0.971 → 1.000 but cost FinanceBench shared-index page
