@@ -89,12 +89,19 @@ func isLetters(s string) bool {
 	return true
 }
 
-// score computes a chunk's section and coverage values once per query.
-func (s *salient) score(c *citebook.Chunk) salientScore {
+// score computes a chunk's section and coverage values once per query,
+// each only when it has a weight.
+func (s *salient) score(c *citebook.Chunk, w Fusion) salientScore {
 	if v, ok := s.seen[c.ID]; ok {
 		return v
 	}
-	v := salientScore{section: s.sectionMatch(c.HeadingPath), cover: s.windowCoverage(c.Text)}
+	var v salientScore
+	if w.Section != 0 {
+		v.section = s.sectionMatch(c.HeadingPath)
+	}
+	if w.Cover != 0 {
+		v.cover = s.windowCoverage(c.Text)
+	}
 	s.seen[c.ID] = v
 	return v
 }
@@ -139,7 +146,7 @@ func boostSalient(s *salient, cands []*candidate, w Fusion) {
 		head = head[:n]
 	}
 	for _, c := range head {
-		v := s.score(&c.chunk)
+		v := s.score(&c.chunk, w)
 		c.own += w.Section*v.section + w.Cover*v.cover
 	}
 }
