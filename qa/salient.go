@@ -179,7 +179,7 @@ func (s *salient) windowCoverage(text string) float64 {
 		found := make([]bool, len(s.terms))
 		analysis.EachTerm(x, func(t []byte) {
 			for k, q := range s.terms {
-				if !found[k] && q[0] == t[0] && sameWord(q, string(t)) {
+				if !found[k] && len(t) > 0 && q[0] == t[0] && sameWord(q, string(t)) {
 					found[k] = true
 				}
 			}
