@@ -1,6 +1,7 @@
 package citation
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -324,8 +325,12 @@ func snap(text, quote string) (snapResult, bool) {
 	return snapResult{spans: spans, share: share}, true
 }
 
+// texCommand matches a LaTeX command (\linespread): an identifier, though
+// written in lower case.
+var texCommand = regexp.MustCompile(`\\([A-Za-z@]+)`)
+
 // holdsFacts reports whether the real text holds every number and every
-// name or identifier of the quote: a quote that changed a figure or a name
+// name or identifier (a LaTeX command too) of the quote: a quote that changed a figure or a name
 // is a different claim, however close its words.
 func holdsFacts(quote, real string) bool {
 	nums := numberSet(real)
@@ -338,7 +343,11 @@ func holdsFacts(quote, real string) bool {
 	for _, tk := range tokenize(real) {
 		words[tk.text] = true
 	}
-	for _, name := range namesOf(quote) {
+	names := namesOf(quote)
+	for _, m := range texCommand.FindAllStringSubmatch(quote, -1) {
+		names = append(names, m[1])
+	}
+	for _, name := range names {
 		for _, tk := range tokenize(name) {
 			if !words[tk.text] {
 				return false

@@ -35,6 +35,7 @@ func TestSnap(t *testing.T) {
 		{"Chinese with a character dropped and half-width punctuation", zh, "这些编辑器提供的编译功能,实际上只是对特定命令行序的封装",
 			[]string{"这些编辑器提供的编译功能，实际上只是对特定命令行程序的封装"}},
 		{"a changed number", en, "digits is the character vector c(0, 1, 2, ..., 8)", nil},
+		{"a changed LaTeX command", citebook.Chunk{ID: "tex", Text: "更常用的办法是在导言区使用\\linespread命令。"}, "更常用的办法是在导言区使用\\newlinespread命令。", nil},
 		{"a changed name", en, "A further coercion, or change of mode, reconstructs the numerical vector in Python", nil},
 		{"too different", en, "R never changes the mode of an object once it is created", nil},
 		{"stop words only", en, "of the and it to do so", nil},

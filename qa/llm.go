@@ -355,6 +355,14 @@ func ParseStatements(reply string) ([]Statement, error) {
 		candidates = append(candidates, m[1])
 	}
 	candidates = append(candidates, reply)
+	// A model quoting a LaTeX book writes "\syntaxonly" or "\[" into a
+	// JSON string unescaped; Go rejects the escape and the whole reply was
+	// lost. Tried last, with such backslashes kept as backslashes.
+	for _, c := range candidates {
+		if fixed := escapeBackslashes(c); fixed != c {
+			candidates = append(candidates, fixed)
+		}
+	}
 	for _, text := range candidates {
 		for i := 0; i < len(text); i++ {
 			if text[i] != '{' && text[i] != '[' {
@@ -370,6 +378,40 @@ func ParseStatements(reply string) ([]Statement, error) {
 		}
 	}
 	return nil, citebook.Errorf(citebook.EUNAVAILABLE, "no statements JSON in the model reply")
+}
+
+// escapeBackslashes doubles every backslash that does not start a valid
+// JSON escape (\" \\ \/ \b \f \n \r \t \uXXXX). A valid one is left as it is,
+// though "\newcommand" then reads as a line break and "ewcommand": quote
+// snapping (citation) matches such a quote to the book's text, which is
+// what is shown.
+func escapeBackslashes(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+1 < len(s) && (strings.IndexByte(`"\\/bfnrt`, s[i+1]) >= 0 || (s[i+1] == 'u' && isHex4(s[i+2:]))) {
+			b.WriteString(s[i : i+2])
+			i++
+			continue
+		}
+		b.WriteString(`\\`)
+	}
+	return b.String()
+}
+
+func isHex4(s string) bool {
+	if len(s) < 4 {
+		return false
+	}
+	for i := 0; i < 4; i++ {
+		if !strings.ContainsRune("0123456789abcdefABCDEF", rune(s[i])) {
+			return false
+		}
+	}
+	return true
 }
 
 func decodeStatements(raw json.RawMessage) ([]Statement, bool) {

@@ -30,6 +30,8 @@ func TestParseStatements(t *testing.T) {
 		{"bare array", `[{"text":"R is a language.","citations":[{"chunk_id":"c1","quote":"R is an integrated suite"}]}]`, want, true},
 		{"explicitly nothing", `{"statements":[]}`, []Statement{}, true},
 		{"null statements", `{"statements":null}`, []Statement{}, true},
+		{"LaTeX commands unescaped", `{"statements":[{"text":"Use \syntaxonly or \[ x \] \u00e9 \ud83d\ude00.","citations":[{"chunk_id":"c1","quote":"\usepackage{syntonly} \\ \newline"}]}]}`,
+			[]Statement{{Text: "Use \\syntaxonly or \\[ x \\] é 😀.", Citations: []Claim{{ChunkID: "c1", Quote: "\\usepackage{syntonly} \\ \newline"}}}}, true},
 		{"prose only", `I cannot answer that from the passages.`, nil, false},
 		{"other JSON", `{"answer":"R is a language"}`, nil, false},
 	}
