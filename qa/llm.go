@@ -87,14 +87,14 @@ func OpenModel(cfg ModelConfig) (llms.Model, error) {
 // Quotes are checked against the passage: a near-verbatim one is snapped
 // to the book's text (citation.snap), but only when it follows one stretch
 // of the passage closely, so the prompt asks for exactly what a small model
-// gets wrong (Qwen 0.5B: whole paragraphs, two sentences stitched into one,
-// words re-typed, "..." in the middle).
+// gets wrong (Qwen 0.5B: its own answer or the question written as the
+// quote, whole paragraphs, two sentences stitched into one).
 const answerSystem = `You answer questions about a book using ONLY the passages given.
 Reply with one JSON object and nothing else, in this shape:
 {"statements":[{"text":"...","citations":[{"chunk_id":"...","quote":"..."}]}]}
 - text: one short sentence that answers the question, in the language of the question.
 - chunk_id: the chunk_id of the passage that says it.
-- quote: ONE sentence copied character for character from that passage, at most 40 words. Never a whole paragraph, never two sentences joined, no "...", no words changed.
+- quote: ONE sentence copied character for character from that passage, at most 40 words. It is the passage's sentence, not your answer and not the question. Never a whole paragraph, never two sentences joined, no "...", no words changed.
 - Every number and name in text must appear in its quote.
 - If the passages do not answer the question, reply {"statements":[]}.`
 
