@@ -326,7 +326,10 @@ func (p *Pipeline) rewrite(ctx context.Context, question string, tr *Trace) []st
 		tr.RewriteError = citebook.ErrorMessage(err)
 		return nil
 	}
-	rw = cleanRewrites(question, rw)
+	if rw = cleanRewrites(question, rw); len(rw) == 0 {
+		tr.RewriteError = "the model gave no rewrite other than the question"
+		return nil
+	}
 	tr.Rewrites = rw
 	return rw
 }
