@@ -59,10 +59,11 @@ type Fusion struct {
 	// once however often it repeats.
 	Section float64 `json:"section"`
 	Cover   float64 `json:"cover"`
-	// Rewrite weighs BM25 of the model's keyword rewrites of the question
+	// Rewrite weighs BM25 of a model's keyword rewrites of the question
 	// (see rewrite), each normalised by its best hit, a chunk taking its
-	// best rewrite; 0 with no model.
-	Rewrite float64 `json:"rewrite,omitempty"`
+	// best rewrite; it applies only when a Rewriter is configured, and 0
+	// turns the rewrites off.
+	Rewrite float64 `json:"rewrite"`
 }
 
 // Embedder kinds that select default fusion weights.
