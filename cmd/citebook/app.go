@@ -61,7 +61,7 @@ func addAnswerFlags(fs *pflag.FlagSet, c *library.Config) {
 	fs.DurationVar(&c.LLM.Timeout, "llm-timeout", c.LLM.Timeout, "longest one model call may take before the extractive answer stands in (0: "+qa.DefaultLLMTimeout.String()+")")
 	fs.StringVar(&c.Rerank.URL, "rerank-url", c.Rerank.URL, "rerank endpoint, e.g. http://localhost:8001/v1/rerank (env CITEBOOK_RERANK_URL; key in env CITEBOOK_RERANK_KEY); default: term overlap")
 	fs.StringVar(&c.Rerank.Model, "rerank-model", c.Rerank.Model, "rerank model name")
-	fs.StringSliceVar(&c.LLMFor, "llm-for", c.LLMFor, "what the --llm model does: answer, rerank (the first passages, when no --rerank-url), rewrite (keyword queries searched beside the question); e.g. rerank,rewrite answers extractively")
+	fs.StringSliceVar(&c.LLMFor, "llm-for", c.LLMFor, "what the --llm model does: answer, rerank (the first passages, when no --rerank-url), rewrite (keyword queries searched beside the question); e.g. answer,rerank,rewrite, or rerank alone to answer extractively")
 	fs.IntVar(&c.Rerank.LLM.Passages, "rerank-passages", c.Rerank.LLM.Passages, "first fused passages the model reranks")
 	fs.IntVar(&c.Rerank.LLM.Chars, "rerank-chars", c.Rerank.LLM.Chars, "characters of each passage the model reads when it reranks")
 	fs.Float64Var(&c.Answer.MinScore, "min-score", c.Answer.MinScore, "vector cosine below which chunks are dropped")

@@ -56,7 +56,9 @@ type Config struct {
 	// extractive answerer. Key comes from CITEBOOK_LLM_KEY only.
 	LLM qa.ModelConfig
 	// LLMFor is what a configured model does: LLMAnswer, LLMRerank (only
-	// when no rerank endpoint is set) and LLMRewrite; all three by default.
+	// when no rerank endpoint is set) and LLMRewrite. Only LLMAnswer by
+	// default: with the 0.5B model measured (README) rerank and rewrite
+	// lowered books-dev page recall@1, so they are opt-in.
 	LLMFor []string
 	Rerank Rerank
 	Answer qa.Options // thresholds and budgets of the answering pipeline
@@ -122,7 +124,7 @@ func Defaults() Config {
 		BatchSize:    index.DefaultBatchSize,
 		JobDeadline:  index.DefaultJobDeadline,
 		LLM:          qa.ModelConfig{Provider: LLMNone},
-		LLMFor:       []string{LLMAnswer, LLMRerank, LLMRewrite},
+		LLMFor:       []string{LLMAnswer},
 		Rerank:       Rerank{LLM: qa.DefaultLLMRerankOptions()},
 		Answer:       qa.DefaultOptions(),
 		Serve: Serve{

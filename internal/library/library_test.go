@@ -95,8 +95,9 @@ func TestLLMFor(t *testing.T) {
 		retrieval     string
 	}{
 		{"none", "", nil, "extractive", ""},
-		{"openai", "", nil, "openai/m", "openai/m (rerank, rewrite)"},
-		{"openai", "http://rr/v1/rerank", nil, "openai/m", "openai/m (rewrite)"},
+		{"openai", "", nil, "openai/m", ""},
+		{"openai", "", []string{"answer", "rerank", "rewrite"}, "openai/m", "openai/m (rerank, rewrite)"},
+		{"openai", "http://rr/v1/rerank", []string{"answer", "rerank", "rewrite"}, "openai/m", "openai/m (rewrite)"},
 		{"openai", "", []string{"rerank", " Rewrite"}, "extractive", "openai/m (rerank, rewrite)"},
 		{"ollama", "", []string{"answer"}, "ollama/m", ""},
 		{"openai", "", []string{"rewrite"}, "extractive", "openai/m (rewrite)"},
