@@ -33,12 +33,13 @@ type queryFeatures struct {
 	// pairs are the question's adjacent content terms ("data frame",
 	// "capital expenditure"), matched as adjacent content terms.
 	pairs []string
+	src   ChunkTerms // candidates' terms as indexed (Deps.ChunkTerms); nil: segment
 }
 
 func (p *Pipeline) queryFeatures(query string) queryFeatures {
 	terms := analysis.Terms(query)
 	qterms := " " + strings.Join(terms, " ") + " "
-	var f queryFeatures
+	f := queryFeatures{src: p.deps.ChunkTerms}
 	for _, g := range p.thesaurus {
 		named := false
 		for _, s := range g {
@@ -111,7 +112,7 @@ func boost(f *queryFeatures, cands []*candidate, w Fusion) {
 	for _, c := range cands {
 		ct, ok := f.seen[c.chunk.ID]
 		if !ok {
-			ct = analyse(&c.chunk, len(f.titles) > 0, len(f.phrases) > 0, pairs)
+			ct = analyse(f.src, &c.chunk, len(f.titles) > 0, len(f.phrases) > 0, pairs)
 			f.seen[c.chunk.ID] = ct
 		}
 		head, text := ct.head, ct.text
@@ -147,7 +148,7 @@ type chunkTerms struct {
 // string of its content terms: building those was a third of a search's
 // CPU. A pair counts when its terms follow each other in the content run,
 // as they would appear padded in the run's padded string.
-func analyse(c *citebook.Chunk, head, text bool, pairs [][2]string) chunkTerms {
+func analyse(src ChunkTerms, c *citebook.Chunk, head, text bool, pairs [][2]string) chunkTerms {
 	var (
 		ct     chunkTerms
 		hb, tb strings.Builder
@@ -175,13 +176,13 @@ func analyse(c *citebook.Chunk, head, text bool, pairs [][2]string) chunkTerms {
 			}
 		}
 	}
-	content := func(t []byte) {
-		i := slices.Index(words, string(t))
+	// step moves the pair scan over one term: i is its index in words (-1:
+	// another term), dropped whether contentRun drops it (asked only for
+	// another term after one of words).
+	step := func(i int, dropped bool) {
 		if i < 0 {
-			if prev >= 0 && !analysis.IsStopword(string(t)) {
-				if r, _ := utf8.DecodeRune(t); !analysis.IsCJK(r) {
-					prev = -1
-				}
+			if prev >= 0 && !dropped {
+				prev = -1
 			}
 			return
 		}
@@ -195,37 +196,85 @@ func analyse(c *citebook.Chunk, head, text bool, pairs [][2]string) chunkTerms {
 		}
 		prev = i
 	}
-	if head || len(pairs) > 0 {
-		analysis.EachTerm(strings.Join(c.HeadingPath, " "), func(t []byte) {
-			if head {
-				hb.Write(t)
-			}
-			if len(pairs) > 0 {
-				content(t)
-			}
-		})
-	}
-	if text || len(pairs) > 0 {
-		tb.WriteByte(' ')
-		analysis.EachTerm(c.Text, func(t []byte) {
-			if text {
-				tb.Write(t)
+	if src != nil && src.ChunkTerms(c, words, func(t string, w int, inHead bool) {
+		// The same terms as segmenting below, read from the index.
+		switch {
+		case inHead && head:
+			hb.WriteString(t)
+		case !inHead && text:
+			if nt == 0 {
 				tb.WriteByte(' ')
-				nt++
 			}
-			if len(pairs) > 0 {
-				content(t)
-			}
+			tb.WriteString(t)
+			tb.WriteByte(' ')
+			nt++
+		}
+		if len(pairs) > 0 {
+			step(w, w < 0 && prev >= 0 && droppedTerm(t))
+		}
+	}) {
+		if nt == 0 {
+			tb.WriteString("  ")
+		}
+	} else {
+		analyseText(c, head, text, len(pairs) > 0, &hb, &tb, &nt, func(t []byte) {
+			i := slices.Index(words, string(t))
+			step(i, i < 0 && prev >= 0 && (analysis.IsStopword(string(t)) || isCJKStart(t)))
 		})
 	}
 	if head {
 		ct.head = hb.String()
 	}
 	if text {
-		if nt == 0 {
-			tb.WriteByte(' ')
-		}
 		ct.text = tb.String()
 	}
 	return ct
+}
+
+// analyseText segments a chunk's heading path and text for analyse:
+// heading terms squashed into hb when head, text terms padded into tb when
+// text (nt counts them), every term to content when pairs.
+func analyseText(c *citebook.Chunk, head, text, pairs bool, hb, tb *strings.Builder, nt *int, content func(t []byte)) {
+	if head || pairs {
+		analysis.EachTerm(strings.Join(c.HeadingPath, " "), func(t []byte) {
+			if head {
+				hb.Write(t)
+			}
+			if pairs {
+				content(t)
+			}
+		})
+	}
+	if text || pairs {
+		tb.WriteByte(' ')
+		analysis.EachTerm(c.Text, func(t []byte) {
+			if text {
+				tb.Write(t)
+				tb.WriteByte(' ')
+				*nt++
+			}
+			if pairs {
+				content(t)
+			}
+		})
+	}
+	if text && *nt == 0 {
+		tb.WriteByte(' ')
+	}
+}
+
+// droppedTerm reports whether contentRun drops t: a stop word or a CJK
+// term.
+func droppedTerm(t string) bool {
+	if analysis.IsStopword(t) {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(t)
+	return analysis.IsCJK(r)
+}
+
+// isCJKStart reports whether t starts with a CJK character.
+func isCJKStart(t []byte) bool {
+	r, _ := utf8.DecodeRune(t)
+	return analysis.IsCJK(r)
 }

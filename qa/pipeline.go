@@ -27,6 +27,14 @@ type LexicalSearcher interface {
 	Search(ctx context.Context, query string, f citebook.Filter, k int) ([]citebook.Hit, error)
 }
 
+// ChunkTerms gives a chunk's terms as analysis.EachTerm segments its
+// heading path (joined by spaces; head true) and then its text, with w the
+// term's index in want (-1: another term); false when it does not hold the
+// chunk with this ID, heading path and text (lexical.Index.ChunkTerms).
+type ChunkTerms interface {
+	ChunkTerms(c *citebook.Chunk, want []string, fn func(term string, w int, head bool)) bool
+}
+
 // Library is the metadata the pipeline reads and the hit counts it bumps.
 type Library interface {
 	Book(ctx context.Context, id string) (*citebook.Book, error)
@@ -89,6 +97,11 @@ type Deps struct {
 	// the list (analysis.EachTerm): the threshold checks every hit's text
 	// on each search. nil: Terms.
 	EachTerm func(text string, fn func(term []byte))
+	// ChunkTerms, optional, reads a candidate's terms as the lexical index
+	// analysed them at index time (lexical.Index), so the threshold and the
+	// query features need not segment every candidate's text on each
+	// search; nil, or a chunk it does not hold as given: EachTerm.
+	ChunkTerms ChunkTerms
 	// Books reads a book's chunks for its cover page, which book routing
 	// matches questions against besides titles; optional.
 	Books BookChunks

@@ -13,6 +13,7 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/analysis"
+	"github.com/citebook/citebook/index/lexical"
 )
 
 func TestParseStatements(t *testing.T) {
@@ -386,6 +387,14 @@ func TestAnalyseMatchesTermLists(t *testing.T) {
 	}
 	pairs := [][2]string{{"cash", "flow"}, {"flow", "investing"}, {"purchase", "property"}, {"property", "plant"},
 		{"plant", "equipment"}, {"2018", "study"}, {"fy2018", "file"}, {"file", "pdf"}, {"pdf", "file"}, {"investing", "purchase"}, {"the", "of"}}
+	// The same, reading the terms the lexical index kept for the chunks.
+	x, err := lexical.Open(context.Background(), t.TempDir())
+	require.NoError(t, err)
+	defer x.Close()
+	for i := range chunks {
+		chunks[i].ID, chunks[i].Tenant, chunks[i].BookID = fmt.Sprint("c", i), "t", "b"
+	}
+	require.NoError(t, x.Upsert(context.Background(), chunks))
 	for _, c := range chunks {
 		headTerms := analysis.Terms(strings.Join(c.HeadingPath, " "))
 		terms := analysis.Terms(c.Text)
@@ -401,9 +410,13 @@ func TestAnalyseMatchesTermLists(t *testing.T) {
 			text:  " " + strings.Join(terms, " ") + " ",
 			pairs: n,
 		}
-		require.Equal(t, want, analyse(&c, true, true, pairs), c.Text)
-		require.Equal(t, chunkTerms{pairs: n}, analyse(&c, false, false, pairs), c.Text)
-		require.Equal(t, chunkTerms{head: want.head}, analyse(&c, true, false, nil), c.Text)
+		for _, src := range []ChunkTerms{nil, x} {
+			require.Equal(t, want, analyse(src, &c, true, true, pairs), c.Text)
+			require.Equal(t, chunkTerms{pairs: n}, analyse(src, &c, false, false, pairs), c.Text)
+			require.Equal(t, chunkTerms{head: want.head}, analyse(src, &c, true, false, nil), c.Text)
+			require.Equal(t, chunkTerms{text: want.text}, analyse(src, &c, false, true, nil), c.Text)
+		}
 	}
-	require.Equal(t, 7, analyse(&chunks[0], false, false, pairs).pairs, "the first chunk's pairs")
+	require.Equal(t, 7, analyse(nil, &chunks[0], false, false, pairs).pairs, "the first chunk's pairs")
+	require.Equal(t, 7, analyse(x, &chunks[0], false, false, pairs).pairs, "the first chunk's pairs, as indexed")
 }

@@ -36,6 +36,12 @@ func (l *Library) Deps() qa.Deps {
 	if s, ok := l.Lexical.(qa.TermStats); ok {
 		deps.Stats = s
 	}
+	// Candidates' terms as indexed, read instead of segmenting their texts
+	// again on each search. No sync needed: a chunk the index does not
+	// hold as the search returned it is segmented.
+	if s, ok := l.Lexical.(qa.ChunkTerms); ok {
+		deps.ChunkTerms = s
+	}
 	if mem, ok := l.Vectors.(index.ChunkReader); ok {
 		// The embedded store holds every chunk whole: book routing reads
 		// them from memory instead of decoding them from SQLite.

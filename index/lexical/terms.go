@@ -1,0 +1,84 @@
+package lexical
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"github.com/citebook/citebook"
+)
+
+// ChunkTerms calls fn with each term of chunk c as the index analysed it
+// when the chunk was indexed, in order: the heading path's terms first
+// (head true), then the text's — what analysis.EachTerm gives for
+// strings.Join(c.HeadingPath, " ") and then for c.Text. want names the
+// terms the caller looks for: w is the term's index in want, -1 for any
+// other. It returns false, without calling fn, when the index does not
+// hold c as given (no chunk with its ID, or one with another heading path
+// or text); the caller then segments the text itself. The answering
+// pipeline reads every candidate's terms on each search (its threshold and
+// query features), and segmenting them again was a third of a search's
+// CPU. fn runs under the index's read lock and must not call the index.
+func (x *Index) ChunkTerms(c *citebook.Chunk, want []string, fn func(term string, w int, head bool)) bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	r, ok := x.byID[c.ID]
+	if !ok {
+		return false
+	}
+	row := &x.rows[r]
+	if row.dead || row.chunk.Text != c.Text || !slices.Equal(row.chunk.HeadingPath, c.HeadingPath) {
+		return false
+	}
+	var buf [16]int32
+	ids := buf[:0]
+	for _, t := range want {
+		id, ok := x.terms[t]
+		if !ok {
+			id = -1
+		}
+		ids = append(ids, id)
+	}
+	seq := row.seq
+	for i := 0; len(seq) > 0; i++ {
+		v, n := binary.Uvarint(seq)
+		if n <= 0 || v >= uint64(len(x.vocab)) {
+			break // putCounted and the snapshot's loader check every sequence
+		}
+		seq = seq[n:]
+		id := int32(v)
+		w := -1
+		for j, wid := range ids {
+			if wid == id {
+				w = j
+				break
+			}
+		}
+		fn(x.vocab[id], w, i < int(row.head))
+	}
+	return true
+}
+
+// validSeq reports whether seq codes only IDs below terms.
+func validSeq(seq []byte, terms int) bool {
+	for len(seq) > 0 {
+		v, n := binary.Uvarint(seq)
+		if n <= 0 || v >= uint64(terms) {
+			return false
+		}
+		seq = seq[n:]
+	}
+	return true
+}
+
+// decodeSeq appends the term IDs coded in seq to ids.
+func decodeSeq(seq []byte, ids []int32) []int32 {
+	for len(seq) > 0 {
+		v, n := binary.Uvarint(seq)
+		if n <= 0 {
+			break
+		}
+		ids = append(ids, int32(v))
+		seq = seq[n:]
+	}
+	return ids
+}
