@@ -61,7 +61,7 @@ type countingTerms struct {
 	held, missed atomic.Int64
 }
 
-func (c *countingTerms) ChunkTerms(ch *citebook.Chunk, want []string, fn func(string, int, bool)) bool {
+func (c *countingTerms) ChunkTerms(ch *citebook.Chunk, want []string, fn func(int, bool, func() string)) bool {
 	ok := c.src.ChunkTerms(ch, want, fn)
 	if ok {
 		c.held.Add(1)

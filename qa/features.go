@@ -109,10 +109,11 @@ func boost(f *queryFeatures, cands []*candidate, w Fusion) {
 		ab := strings.Fields(pr)
 		pairs = append(pairs, [2]string{ab[0], ab[1]})
 	}
+	scan := newPairScan(pairs)
 	for _, c := range cands {
 		ct, ok := f.seen[c.chunk.ID]
 		if !ok {
-			ct = analyse(f.src, &c.chunk, len(f.titles) > 0, len(f.phrases) > 0, pairs)
+			ct = analyse(f.src, &c.chunk, len(f.titles) > 0, len(f.phrases) > 0, scan)
 			f.seen[c.chunk.ID] = ct
 		}
 		head, text := ct.head, ct.text
@@ -148,34 +149,16 @@ type chunkTerms struct {
 // string of its content terms: building those was a third of a search's
 // CPU. A pair counts when its terms follow each other in the content run,
 // as they would appear padded in the run's padded string.
-func analyse(src ChunkTerms, c *citebook.Chunk, head, text bool, pairs [][2]string) chunkTerms {
+func analyse(src ChunkTerms, c *citebook.Chunk, head, text bool, scan pairScan) chunkTerms {
 	var (
 		ct     chunkTerms
 		hb, tb strings.Builder
 		nt     int
-		found  []bool
+		pairs  = scan.pairs
+		words  = scan.words
+		found  = make([]bool, len(pairs))
 		prev   = -1 // the previous content term among pairs' terms, -1: none
 	)
-	// The pairs' terms are content terms (contentRun of the question), so
-	// a term outside them matters only as what follows one: a stop word or
-	// CJK term (which contentRun drops) leaves it in place, anything else
-	// ends it. Only then is the stop-word set consulted.
-	var words []string
-	if len(pairs) > 0 {
-		// A pair holding a term contentRun drops can never be adjacent in
-		// the content run.
-		pairs = slices.DeleteFunc(slices.Clone(pairs), func(p [2]string) bool {
-			return len(contentRun(p[:])) < 2
-		})
-		found = make([]bool, len(pairs))
-		for _, p := range pairs {
-			for _, w := range p {
-				if !slices.Contains(words, w) {
-					words = append(words, w)
-				}
-			}
-		}
-	}
 	// step moves the pair scan over one term: i is its index in words (-1:
 	// another term), dropped whether contentRun drops it (asked only for
 	// another term after one of words).
@@ -196,21 +179,21 @@ func analyse(src ChunkTerms, c *citebook.Chunk, head, text bool, pairs [][2]stri
 		}
 		prev = i
 	}
-	if src != nil && src.ChunkTerms(c, words, func(t string, w int, inHead bool) {
+	if src != nil && src.ChunkTerms(c, words, func(w int, inHead bool, name func() string) {
 		// The same terms as segmenting below, read from the index.
 		switch {
 		case inHead && head:
-			hb.WriteString(t)
+			hb.WriteString(name())
 		case !inHead && text:
 			if nt == 0 {
 				tb.WriteByte(' ')
 			}
-			tb.WriteString(t)
+			tb.WriteString(name())
 			tb.WriteByte(' ')
 			nt++
 		}
 		if len(pairs) > 0 {
-			step(w, w < 0 && prev >= 0 && droppedTerm(t))
+			step(w, w < 0 && prev >= 0 && droppedTerm(name()))
 		}
 	}) {
 		if nt == 0 {
@@ -229,6 +212,36 @@ func analyse(src ChunkTerms, c *citebook.Chunk, head, text bool, pairs [][2]stri
 		ct.text = tb.String()
 	}
 	return ct
+}
+
+// pairScan is the question's term pairs as analyse scans for them: the
+// pairs that can be adjacent in a content run (a pair holding a term
+// contentRun drops never is) and their terms, each once.
+type pairScan struct {
+	pairs [][2]string
+	words []string
+}
+
+func newPairScan(pairs [][2]string) pairScan {
+	var s pairScan
+	if len(pairs) == 0 {
+		return s
+	}
+	// The pairs' terms are content terms (contentRun of the question), so
+	// a term outside them matters only as what follows one: a stop word or
+	// CJK term (which contentRun drops) leaves it in place, anything else
+	// ends it. Only then is the stop-word set consulted.
+	s.pairs = slices.DeleteFunc(slices.Clone(pairs), func(p [2]string) bool {
+		return len(contentRun(p[:])) < 2
+	})
+	for _, p := range s.pairs {
+		for _, w := range p {
+			if !slices.Contains(s.words, w) {
+				s.words = append(s.words, w)
+			}
+		}
+	}
+	return s
 }
 
 // analyseText segments a chunk's heading path and text for analyse:

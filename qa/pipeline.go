@@ -28,11 +28,12 @@ type LexicalSearcher interface {
 }
 
 // ChunkTerms gives a chunk's terms as analysis.EachTerm segments its
-// heading path (joined by spaces; head true) and then its text, with w the
-// term's index in want (-1: another term); false when it does not hold the
-// chunk with this ID, heading path and text (lexical.Index.ChunkTerms).
+// heading path (joined by spaces; head true) and then its text: w is the
+// term's index in want (-1: another term), name() the term, asked only
+// when needed and only during that call of fn; false when it does not hold
+// the chunk with this ID, heading path and text (lexical.Index.ChunkTerms).
 type ChunkTerms interface {
-	ChunkTerms(c *citebook.Chunk, want []string, fn func(term string, w int, head bool)) bool
+	ChunkTerms(c *citebook.Chunk, want []string, fn func(w int, head bool, name func() string)) bool
 }
 
 // Library is the metadata the pipeline reads and the hit counts it bumps.

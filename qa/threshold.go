@@ -82,10 +82,10 @@ func (p *Pipeline) present(qterms []string, qidx map[string]int, found []bool, c
 	clear(found)
 	have := map[string]bool{}
 	text := c.Text
-	if p.deps.ChunkTerms != nil && p.deps.ChunkTerms.ChunkTerms(c, qterms, func(t string, w int, head bool) {
+	if p.deps.ChunkTerms != nil && p.deps.ChunkTerms.ChunkTerms(c, qterms, func(w int, head bool, _ func() string) {
 		if !head && w >= 0 && !found[w] {
 			found[w] = true
-			have[t] = true
+			have[qterms[w]] = true
 		}
 	}) {
 		return have

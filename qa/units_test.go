@@ -411,12 +411,12 @@ func TestAnalyseMatchesTermLists(t *testing.T) {
 			pairs: n,
 		}
 		for _, src := range []ChunkTerms{nil, x} {
-			require.Equal(t, want, analyse(src, &c, true, true, pairs), c.Text)
-			require.Equal(t, chunkTerms{pairs: n}, analyse(src, &c, false, false, pairs), c.Text)
-			require.Equal(t, chunkTerms{head: want.head}, analyse(src, &c, true, false, nil), c.Text)
-			require.Equal(t, chunkTerms{text: want.text}, analyse(src, &c, false, true, nil), c.Text)
+			require.Equal(t, want, analyse(src, &c, true, true, newPairScan(pairs)), c.Text)
+			require.Equal(t, chunkTerms{pairs: n}, analyse(src, &c, false, false, newPairScan(pairs)), c.Text)
+			require.Equal(t, chunkTerms{head: want.head}, analyse(src, &c, true, false, newPairScan(nil)), c.Text)
+			require.Equal(t, chunkTerms{text: want.text}, analyse(src, &c, false, true, newPairScan(nil)), c.Text)
 		}
 	}
-	require.Equal(t, 7, analyse(nil, &chunks[0], false, false, pairs).pairs, "the first chunk's pairs")
-	require.Equal(t, 7, analyse(x, &chunks[0], false, false, pairs).pairs, "the first chunk's pairs, as indexed")
+	require.Equal(t, 7, analyse(nil, &chunks[0], false, false, newPairScan(pairs)).pairs, "the first chunk's pairs")
+	require.Equal(t, 7, analyse(x, &chunks[0], false, false, newPairScan(pairs)).pairs, "the first chunk's pairs, as indexed")
 }

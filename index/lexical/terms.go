@@ -7,18 +7,20 @@ import (
 	"github.com/citebook/citebook"
 )
 
-// ChunkTerms calls fn with each term of chunk c as the index analysed it
+// ChunkTerms calls fn for each term of chunk c as the index analysed it
 // when the chunk was indexed, in order: the heading path's terms first
 // (head true), then the text's — what analysis.EachTerm gives for
 // strings.Join(c.HeadingPath, " ") and then for c.Text. want names the
 // terms the caller looks for: w is the term's index in want, -1 for any
-// other. It returns false, without calling fn, when the index does not
-// hold c as given (no chunk with its ID, or one with another heading path
-// or text); the caller then segments the text itself. The answering
-// pipeline reads every candidate's terms on each search (its threshold and
-// query features), and segmenting them again was a third of a search's
-// CPU. fn runs under the index's read lock and must not call the index.
-func (x *Index) ChunkTerms(c *citebook.Chunk, want []string, fn func(term string, w int, head bool)) bool {
+// other; name returns the term itself, when the caller needs more than w
+// (only during that call of fn). It returns false, without calling fn, when
+// the index does not hold c as given (no chunk with its ID, or one with
+// another heading path or text); the caller then segments the text itself.
+// The answering pipeline reads every candidate's terms on each search (its
+// threshold and query features), and segmenting them again was a third of
+// a search's CPU. fn runs under the index's read lock and must not call
+// the index.
+func (x *Index) ChunkTerms(c *citebook.Chunk, want []string, fn func(w int, head bool, name func() string)) bool {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	r, ok := x.byID[c.ID]
@@ -38,14 +40,29 @@ func (x *Index) ChunkTerms(c *citebook.Chunk, want []string, fn func(term string
 		}
 		ids = append(ids, id)
 	}
-	seq := row.seq
+	var id int32
+	name := func() string { return x.vocab[id] }
+	seq, head := row.seq, int(row.head)
 	for i := 0; len(seq) > 0; i++ {
-		v, n := binary.Uvarint(seq)
-		if n <= 0 || v >= uint64(len(x.vocab)) {
-			break // putCounted and the snapshot's loader check every sequence
+		// One- and two-byte codes (IDs below 16384: most terms of most
+		// books) inline; longer ones through binary.Uvarint.
+		var v uint64
+		switch b := seq[0]; {
+		case b < 0x80:
+			v, seq = uint64(b), seq[1:]
+		case len(seq) > 1 && seq[1] < 0x80:
+			v, seq = uint64(b&0x7f)|uint64(seq[1])<<7, seq[2:]
+		default:
+			u, n := binary.Uvarint(seq)
+			if n <= 0 {
+				return true // putCounted and the snapshot's loader check every sequence
+			}
+			v, seq = u, seq[n:]
 		}
-		seq = seq[n:]
-		id := int32(v)
+		if v >= uint64(len(x.vocab)) {
+			return true
+		}
+		id = int32(v)
 		w := -1
 		for j, wid := range ids {
 			if wid == id {
@@ -53,7 +70,7 @@ func (x *Index) ChunkTerms(c *citebook.Chunk, want []string, fn func(term string
 				break
 			}
 		}
-		fn(x.vocab[id], w, i < int(row.head))
+		fn(w, i < head, name)
 	}
 	return true
 }

@@ -45,7 +45,7 @@ func segmentApart(c *citebook.Chunk, want []string) []readTerm {
 
 func readTerms(x *Index, c *citebook.Chunk, want []string) ([]readTerm, bool) {
 	var out []readTerm
-	ok := x.ChunkTerms(c, want, func(term string, w int, head bool) { out = append(out, readTerm{term, w, head}) })
+	ok := x.ChunkTerms(c, want, func(w int, head bool, name func() string) { out = append(out, readTerm{name(), w, head}) })
 	return out, ok
 }
 
