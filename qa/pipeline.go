@@ -103,6 +103,11 @@ type Deps struct {
 	// query features need not segment every candidate's text on each
 	// search; nil, or a chunk it does not hold as given: EachTerm.
 	ChunkTerms ChunkTerms
+	// Begin, optional, starts a question's retrieval: its searches run
+	// under the context it returns (index.Follower.Begin: the library is
+	// synced with other processes once per question instead of before
+	// each search).
+	Begin func(ctx context.Context) (context.Context, error)
 	// Books reads a book's chunks for its cover page, which book routing
 	// matches questions against besides titles; optional.
 	Books BookChunks

@@ -27,6 +27,7 @@ func (l *Library) Deps() qa.Deps {
 		Terms:    analysis.Terms,
 		EachTerm: analysis.EachTerm,
 		Books:    l.Meta,
+		Begin:    l.Follow.Begin,
 		Logger:   l.Log,
 		Geometry: l.Meta,
 	}
