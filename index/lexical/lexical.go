@@ -87,6 +87,9 @@ type Index struct {
 	totalLen int // summed length of live rows, for the average
 	closed   bool
 
+	// seqs holds the rows' term sequences off the heap (arena.go).
+	seqs seqArena
+
 	// accs recycles the per-search score accumulators (one float64 per row).
 	accs sync.Pool
 	// admits caches the rows recent filters admit (rowset owns resolving
@@ -146,6 +149,7 @@ func (x *Index) reset() {
 	x.books = map[bookKey][]int32{}
 	x.terms = map[string]int32{}
 	x.vocab = nil
+	x.seqs.reset()
 	x.postings = nil
 	x.df = nil
 	x.maxTF, x.minLen = nil, nil
@@ -403,12 +407,7 @@ func (x *Index) putCounted(c citebook.Chunk, ts []string, head int32) {
 		seq = binary.AppendUvarint(seq, uint64(id))
 		tf[id]++
 	}
-	if len(seq) == 0 {
-		seq = nil // as a snapshot restores it
-	} else {
-		seq = slices.Clip(seq)
-	}
-	x.rows = append(x.rows, lrow{chunk: c, length: length, head: head, pos: int32(len(x.books[key])), seq: seq})
+	x.rows = append(x.rows, lrow{chunk: c, length: length, head: head, pos: int32(len(x.books[key])), seq: x.seqs.copyIn(seq)})
 	pid, ok := x.parents[c.ParentID]
 	if !ok {
 		pid = int32(len(x.parents))

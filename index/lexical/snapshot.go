@@ -113,14 +113,10 @@ func (x *Index) loadSnapshot(ctx context.Context) error {
 				if l < 0 || int(l) > len(data) {
 					return fmt.Errorf("term sequence overruns its batch")
 				}
-				var seq []byte
-				if l > 0 {
-					seq = data[:l:l]
-				}
-				if !validSeq(seq, len(sn.Terms)) {
+				if !validSeq(data[:l], len(sn.Terms)) {
 					return fmt.Errorf("term sequence names an unknown term")
 				}
-				seqs = append(seqs, seq)
+				seqs = append(seqs, x.seqs.copyIn(data[:l]))
 				data = data[l:]
 			}
 		}
