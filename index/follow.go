@@ -169,6 +169,16 @@ func (f *Follower) Begin(ctx context.Context) (context.Context, error) {
 	return context.WithValue(ctx, syncedKey{}, f), nil
 }
 
+// Generation returns the change log's generation as of now: after a sync,
+// or the one a question begun with Begin synced to (or newer). Access
+// caches key on it (acl.Resolver.Cache).
+func (f *Follower) Generation(ctx context.Context) (int64, error) {
+	if err := f.syncFor(ctx); err != nil {
+		return 0, err
+	}
+	return f.gen.Load(), nil
+}
+
 // syncFor syncs unless ctx comes from this follower's Begin.
 func (f *Follower) syncFor(ctx context.Context) error {
 	if ctx.Value(syncedKey{}) == f {

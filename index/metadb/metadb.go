@@ -53,7 +53,9 @@ func Open(ctx context.Context, target string) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &DB{db: &SQL{db: db, bind: d.bind, prepare: d.name == sqliteDialect.name}, d: d, origin: newOrigin()}, nil
+	out := &DB{db: &SQL{db: db, bind: d.bind, prepare: d.name == sqliteDialect.name}, d: d, origin: newOrigin()}
+	out.db.owner = out
+	return out, nil
 }
 
 // Dialect names the database behind db: "sqlite" or "postgres".
@@ -82,6 +84,7 @@ type SQL struct {
 	// 4–5% of a search's CPU, for the few queries every request makes —
 	// books, grants, the change log); stmts holds them by query text.
 	prepare bool
+	owner   *DB // for ExecAccess's transaction and change log
 	smu     sync.RWMutex
 	stmts   map[string]*sql.Stmt
 	closed  bool // under smu
@@ -93,6 +96,24 @@ const maxStmts = 64
 // ExecContext runs a statement that returns no rows.
 func (s *SQL) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	return s.db.ExecContext(ctx, sqlx.Rebind(s.bind, query), args...)
+}
+
+// ExecAccess runs a statement that changes who may read what (a grant
+// added or removed: acl.Store) in one transaction with an access change in
+// the change log, so every process that caches access by the log's
+// generation (acl.Resolver.Cache) stops using what it cached as soon as
+// the statement commits.
+func (s *SQL) ExecAccess(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	var res sql.Result
+	err := s.owner.inTx(ctx, "write access", func(tx *txn) error {
+		var err error
+		if res, err = tx.ExecContext(ctx, query, args...); err != nil {
+			return err
+		}
+		// Last: on PostgreSQL it locks the change log until commit.
+		return s.owner.logChange(ctx, tx, accessChange)
+	})
+	return res, err
 }
 
 // QueryContext runs a query.
@@ -383,11 +404,17 @@ func (d *DB) PutBook(ctx context.Context, b citebook.Book) error {
 	if created == "" {
 		created = now()
 	}
-	_, err := d.db.ExecContext(ctx, `INSERT INTO books (`+bookCols+`) VALUES (?,?,?,?,?,?,?,?,0,?)
+	// Groups and tenant decide who reads the book: an access change.
+	return d.inTx(ctx, "write book", func(tx *txn) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO books (`+bookCols+`) VALUES (?,?,?,?,?,?,?,?,0,?)
 		ON CONFLICT (id) DO UPDATE SET tenant=excluded.tenant, title=excluded.title, format=excluded.format,
 		language=excluded.language, groups=excluded.groups, source=excluded.source, pages=excluded.pages`,
-		b.ID, b.Tenant, text(b.Title), string(b.Format), b.Language, jsonText(b.Groups), b.Source, b.Pages, created)
-	return unavailable(err, "write book")
+			b.ID, b.Tenant, text(b.Title), string(b.Format), b.Language, jsonText(b.Groups), b.Source, b.Pages, created)
+		if err != nil {
+			return err
+		}
+		return d.logChange(ctx, tx, accessChange)
+	})
 }
 
 // DeleteBook removes a book with its versions, jobs, parents and chunks (the
@@ -415,12 +442,18 @@ func (d *DB) DeleteBook(ctx context.Context, id string) error {
 // Deactivate stops serving a book: readers resolve no version of it until a
 // build activates one. A missing book is ENOTFOUND.
 func (d *DB) Deactivate(ctx context.Context, id string) error {
-	res, err := d.db.ExecContext(ctx, `UPDATE books SET active_version=0 WHERE id=?`, id)
-	if err != nil {
-		return unavailable(err, "deactivate book")
-	}
-	return affected(res, "deactivate book", func() error {
-		return citebook.Errorf(citebook.ENOTFOUND, "book %q not found", id)
+	return d.inTx(ctx, "deactivate book", func(tx *txn) error {
+		res, err := tx.ExecContext(ctx, `UPDATE books SET active_version=0 WHERE id=?`, id)
+		if err != nil {
+			return err
+		}
+		if err := affected(res, "deactivate book", func() error {
+			return citebook.Errorf(citebook.ENOTFOUND, "book %q not found", id)
+		}); err != nil {
+			return err
+		}
+		// Serving no version closes the book to every reader.
+		return d.logChange(ctx, tx, accessChange)
 	})
 }
 
