@@ -1,13 +1,17 @@
 package lexical
 
-// seqArena holds the rows' term sequences (lrow.seq) outside the Go heap,
-// in anonymous mappings of seqBlock bytes on Unix, handed out by bumping:
-// at 100k chunks they are about 16 MB, which on the heap would let a
-// GOGC=100 heap grow by as much again before a collection (the server's
-// 1 GB budget at 100k chunks has no room for that). A replaced or deleted
-// row's bytes stay in their block until the next reset (compaction,
-// Close), which frees every block; callers hold the index's write lock.
-// Where mapping is unavailable or fails, blocks come from the heap.
+import "unsafe"
+
+// seqArena holds the rows' term sequences (lrow.seq) and the postings a
+// snapshot restores outside the Go heap, in anonymous mappings on Unix:
+// at 100k chunks they are about 16 MB and 59 MB, which on the heap would
+// let a GOGC=100 heap grow by as much again before a collection (the
+// server's 1 GB budget at 100k chunks has no room for that). Sequences
+// are handed out of seqBlock-byte blocks by bumping. A replaced or deleted
+// row's bytes stay until the next reset (compaction, Close), which frees
+// every block; callers hold the index's write lock, and nothing may keep
+// what the arena handed out across a reset. Where mapping is unavailable
+// or fails, blocks come from the heap.
 type seqArena struct {
 	blocks [][]byte // mapped blocks, freed by reset
 	cur    []byte   // free space of the newest block
@@ -34,6 +38,20 @@ func (a *seqArena) copyIn(b []byte) []byte {
 	copy(out, b)
 	a.cur = a.cur[len(b):]
 	return out
+}
+
+// postings returns room for n postings, zeroed.
+func (a *seqArena) postings(n int) []posting {
+	if n == 0 {
+		return nil
+	}
+	size := n * int(unsafe.Sizeof(posting{}))
+	blk, ok := mapBytes(size)
+	if !ok {
+		return make([]posting, n)
+	}
+	a.blocks = append(a.blocks, blk)
+	return unsafe.Slice((*posting)(unsafe.Pointer(unsafe.SliceData(blk))), n)
 }
 
 // reset frees every block; nothing may use what copyIn returned.

@@ -126,7 +126,12 @@ func (x *Index) loadSnapshot(ctx context.Context) error {
 			return fmt.Errorf("inconsistent lengths")
 		}
 		total := sn.PostOff[len(sn.Terms)]
-		flat := make([]posting, 0, total)
+		if total > size {
+			return fmt.Errorf("%d postings claimed in %d bytes", total, size)
+		}
+		// Off the heap (arena.go); a posting appended later moves its
+		// term's list to the heap, since each list is capped.
+		flat := x.seqs.postings(int(total))[:0]
 		for int64(len(flat)) < total {
 			var pb postBatchMsg
 			if err := dec.Decode(&pb); err != nil {
