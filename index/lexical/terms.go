@@ -33,10 +33,13 @@ func (x *Index) ChunkTerms(c *citebook.Chunk, want []string, fn func(w int, head
 	}
 	var buf [16]int32
 	ids := buf[:0]
+	var mask uint64 // bit id%64 of each wanted ID: most terms skip the scan of ids
 	for _, t := range want {
 		id, ok := x.terms[t]
 		if !ok {
 			id = -1
+		} else {
+			mask |= 1 << (uint(id) & 63)
 		}
 		ids = append(ids, id)
 	}
@@ -64,10 +67,12 @@ func (x *Index) ChunkTerms(c *citebook.Chunk, want []string, fn func(w int, head
 		}
 		id = int32(v)
 		w := -1
-		for j, wid := range ids {
-			if wid == id {
-				w = j
-				break
+		if mask&(1<<(uint(id)&63)) != 0 {
+			for j, wid := range ids {
+				if wid == id {
+					w = j
+					break
+				}
 			}
 		}
 		fn(w, i < head, name)
