@@ -214,7 +214,7 @@ func (f *Follower) Visible(ctx context.Context, hits []citebook.Hit, flt citeboo
 	if err != nil {
 		return nil, err
 	}
-	out := hits[:0:0]
+	out := make([]citebook.Hit, 0, len(hits))
 	for _, h := range hits {
 		if visibleIn(spans[h.Chunk.ID], h.Chunk.BookID, flt) {
 			out = append(out, h)

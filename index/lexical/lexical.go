@@ -532,6 +532,7 @@ func (x *Index) Search(ctx context.Context, query string, f citebook.Filter, k i
 	}
 	h := x.topK(qterms, allowed.Bits, k)
 	sort.Slice(h, func(i, j int) bool { return h[i].better(h[j]) })
+	hits = make([]citebook.Hit, 0, len(h))
 	for _, c := range h {
 		hits = append(hits, citebook.Hit{Chunk: x.rows[c.row].chunk.Clone(), Score: c.score})
 	}
