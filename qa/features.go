@@ -34,6 +34,9 @@ type queryFeatures struct {
 	// "capital expenditure"), matched as adjacent content terms.
 	pairs []string
 	src   ChunkTerms // candidates' terms as indexed (Deps.ChunkTerms); nil: segment
+	// salient weighs the question's key terms for the section and
+	// coverage features; nil without term statistics.
+	salient *salient
 }
 
 func (p *Pipeline) queryFeatures(query string) queryFeatures {
