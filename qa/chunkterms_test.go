@@ -56,6 +56,10 @@ func TestIndexedTermsRankAsSegmenting(t *testing.T) {
 	require.Zero(t, read.missed.Load())
 }
 
+func (c *countingTerms) Holds(ch *citebook.Chunk, want []string) (uint64, bool) {
+	return c.src.Holds(ch, want)
+}
+
 type countingTerms struct {
 	src          qa.ChunkTerms
 	held, missed atomic.Int64

@@ -162,6 +162,9 @@ func analyse(src ChunkTerms, c *citebook.Chunk, head, text bool, scan pairScan) 
 		found  = make([]bool, len(pairs))
 		prev   = -1 // the previous content term among pairs' terms, -1: none
 	)
+	if !head && !text && !scan.possible(src, c) {
+		return ct // no pair can be adjacent in it: nothing to read
+	}
 	// step moves the pair scan over one term: i is its index in words (-1:
 	// another term), dropped whether contentRun drops it (asked only for
 	// another term after one of words).
@@ -245,6 +248,29 @@ func newPairScan(pairs [][2]string) pairScan {
 		}
 	}
 	return s
+}
+
+// possible reports whether a chunk may hold one of the pairs adjacent:
+// false when there are none, or when the index tells (src.Holds) that it
+// lacks a term of every pair; true when unsure.
+func (s pairScan) possible(src ChunkTerms, c *citebook.Chunk) bool {
+	if len(s.pairs) == 0 {
+		return false
+	}
+	if src == nil || len(s.words) > 64 {
+		return true
+	}
+	held, ok := src.Holds(c, s.words)
+	if !ok {
+		return true
+	}
+	for _, p := range s.pairs {
+		a, b := slices.Index(s.words, p[0]), slices.Index(s.words, p[1])
+		if held&(1<<a) != 0 && held&(1<<b) != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // analyseText segments a chunk's heading path and text for analyse:

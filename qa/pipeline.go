@@ -32,8 +32,13 @@ type LexicalSearcher interface {
 // term's index in want (-1: another term), name() the term, asked only
 // when needed and only during that call of fn; false when it does not hold
 // the chunk with this ID, heading path and text (lexical.Index.ChunkTerms).
+//
+// Holds tells, bit i for want[i] (the first 64), which of want the chunk's
+// heading path and text hold, without reading its terms; false as
+// ChunkTerms.
 type ChunkTerms interface {
 	ChunkTerms(c *citebook.Chunk, want []string, fn func(w int, head bool, name func() string)) bool
+	Holds(c *citebook.Chunk, want []string) (uint64, bool)
 }
 
 // Library is the metadata the pipeline reads and the hit counts it bumps.

@@ -80,6 +80,32 @@ func (x *Index) ChunkTerms(c *citebook.Chunk, want []string, fn func(w int, head
 	return true
 }
 
+// Holds reports which of want (the first 64) the chunk's indexed text —
+// heading path and text — holds, bit i for want[i], from the postings
+// without reading the chunk's terms; ok is false as for ChunkTerms. The
+// proximity feature counts the question's term pairs adjacent in a
+// candidate, which a candidate lacking one term of every pair cannot have.
+func (x *Index) Holds(c *citebook.Chunk, want []string) (mask uint64, ok bool) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	r, ok := x.byID[c.ID]
+	if !ok {
+		return 0, false
+	}
+	row := &x.rows[r]
+	if row.dead || row.chunk.Text != c.Text || !slices.Equal(row.chunk.HeadingPath, c.HeadingPath) {
+		return 0, false
+	}
+	for i, t := range want[:min(len(want), 64)] {
+		if id, ok := x.terms[t]; ok {
+			if _, ok := find(x.postings[id], r); ok {
+				mask |= 1 << i
+			}
+		}
+	}
+	return mask, true
+}
+
 // validSeq reports whether seq codes only IDs below terms.
 func validSeq(seq []byte, terms int) bool {
 	for len(seq) > 0 {

@@ -74,7 +74,18 @@ func TestChunkTermsMatchSegmenting(t *testing.T) {
 		for i := range cs {
 			got, ok := readTerms(x, &cs[i], want)
 			require.True(t, ok, cs[i].ID)
-			require.Equal(t, segmentApart(&cs[i], want), got, cs[i].ID)
+			apart := segmentApart(&cs[i], want)
+			require.Equal(t, apart, got, cs[i].ID)
+			// Holds tells the same presence from the postings.
+			var mask uint64
+			for _, rt := range apart {
+				if rt.w >= 0 {
+					mask |= 1 << rt.w
+				}
+			}
+			held, ok := x.Holds(&cs[i], want)
+			require.True(t, ok)
+			require.Equal(t, mask, held, cs[i].ID)
 		}
 	}
 	check(x)
@@ -100,6 +111,8 @@ func TestChunkTermsMatchSegmenting(t *testing.T) {
 	other := cs[5]
 	other.Text += " more"
 	_, ok := readTerms(x, &other, want)
+	require.False(t, ok)
+	_, ok = x.Holds(&other, want)
 	require.False(t, ok)
 	other = cs[6]
 	other.HeadingPath = []string{"elsewhere"}
