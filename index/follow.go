@@ -210,6 +210,9 @@ func (f *Follower) Visible(ctx context.Context, hits []citebook.Hit, flt citeboo
 	if len(hits) == 0 {
 		return hits, nil
 	}
+	if out, ok := f.visibleCached(hits, flt); ok {
+		return out, nil
+	}
 	spans, err := f.lifespans(ctx, hits)
 	if err != nil {
 		return nil, err
@@ -221,6 +224,29 @@ func (f *Follower) Visible(ctx context.Context, hits []citebook.Hit, flt citeboo
 		}
 	}
 	return out, nil
+}
+
+// visibleCached is Visible when the cache holds every hit's lifespans for
+// the generation the follower last synced to (the common case between
+// changes), without building maps of them; ok is false otherwise.
+func (f *Follower) visibleCached(hits []citebook.Hit, flt citebook.Filter) ([]citebook.Hit, bool) {
+	gen := f.gen.Load()
+	f.cmu.RLock()
+	defer f.cmu.RUnlock()
+	if f.cgen != gen || f.spans == nil {
+		return nil, false
+	}
+	out := make([]citebook.Hit, 0, len(hits))
+	for _, h := range hits {
+		l, ok := f.spans[h.Chunk.ID]
+		if !ok {
+			return nil, false
+		}
+		if visibleIn(l, h.Chunk.BookID, flt) {
+			out = append(out, h)
+		}
+	}
+	return out, true
 }
 
 // lifespans returns the hits' lifespans, from the cache where it answers
