@@ -285,6 +285,23 @@ s t d ll re ve
 	return m
 }()
 
+// IsAskerWord reports the words by which whoever asks a question refers to
+// themself: "I", "me", "my", "myself" (as Terms emits them). In a
+// question they never name what the book must be about — "warns me before
+// one of my hard disks fails" asks about disks — so the answering
+// pipeline leaves them out of a question's key terms. They are not stop
+// words: in a book's text, and in a search for it, "me" and "my" can
+// carry the meaning ("Call me Ishmael", "my.cnf"). Left out: "we" and
+// "our", stop words already, and words that also name things once
+// lower-cased and stemmed: "us" (US GAAP), "mine" ("mines", "text mining").
+func IsAskerWord(t string) bool {
+	switch t {
+	case "i", "me", "my", "myself":
+		return true
+	}
+	return false
+}
+
 // SentenceStart reports whether text before a token ends a sentence (or is
 // only space and opening quotes, brackets or Markdown emphasis), so a
 // capital there is grammar, not a name. Both checks of names use it: the

@@ -116,3 +116,17 @@ func TestStemBytes(t *testing.T) {
 		require.Equal(t, ref(w), string(stemBytes([]byte(w))), w)
 	}
 }
+
+// Asker words are matched against analysed terms, and stay searchable:
+// they are not stop words.
+func TestAskerWords(t *testing.T) {
+	for _, w := range []string{"I", "me", "My", "myself"} {
+		ts := Terms(w)
+		require.Len(t, ts, 1, w)
+		assert.True(t, IsAskerWord(ts[0]), "%q analyses to %q, which is not an asker word", w, ts[0])
+	}
+	for _, w := range []string{"we", "us", "you", "he", "she", "they", "mind", "mines"} {
+		assert.False(t, IsAskerWord(Terms(w)[0]), w)
+	}
+	assert.Equal(t, []string{"call", "me", "ishmael"}, ContentTerms(Terms("Call me Ishmael")))
+}
