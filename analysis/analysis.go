@@ -258,7 +258,10 @@ func isASCII(s string) bool {
 // IsStopword reports terms that carry no topic: English function words and
 // the words questions are phrased with ("what", "explain"), as Terms emits
 // them (stemmed: "does" → "doe"), the pieces contractions and possessives
-// leave ("s", "t", "ll"), and Chinese particles and question words. A chunk
+// leave ("s", "t", "ll"; "doesn" and the other negated auxiliaries of
+// "doesn't", as NLTK's and Snowball's English lists have them, but not
+// "won", also a word, nor the "m" of "I'm", also a variable: "an n by m
+// array"), and Chinese particles and question words. A chunk
 // sharing only these with a question is not about it, and a search for them
 // visits every row. Personal pronouns other than "I", "we", "you" and
 // "they" are kept: "Call me Ishmael" and "what did she say" hinge on them.
@@ -279,6 +282,7 @@ themselves then there these they this those through to too under until up very w
 what when where which while who whom why will with would you your yours yourself yourselve
 yourselves tell explain describe give please
 s t d ll re ve
+don doesn didn isn aren wasn weren hasn haven hadn couldn wouldn shouldn mustn needn mightn shan ain
 的 是 了 在 和 有 我 他 这 也 吗 呢 什么 哪 哪个 哪些 怎么 怎样 如何 为什么 多少 谁 几 为什`) {
 		m[w] = struct{}{}
 	}

@@ -65,6 +65,7 @@ func TestStopwordsAnalysed(t *testing.T) {
 	}
 	assert.Empty(t, ContentTerms(Terms("What is it that you would explain?")))
 	assert.Equal(t, []string{"capital", "expenditure"}, ContentTerms(Terms("What were the capital expenditures?")))
+	assert.Equal(t, []string{"plot", "show", "sure", "empty"}, ContentTerms(Terms("Why doesn’t the plot show? Sure it isn't empty, I haven't")))
 }
 
 // TestSentenceStart: a capital after a sentence's end (opening quotes,
