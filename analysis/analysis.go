@@ -264,7 +264,8 @@ func isASCII(s string) bool {
 // array"), and Chinese particles and question words. A chunk
 // sharing only these with a question is not about it, and a search for them
 // visits every row. Personal pronouns other than "I", "we", "you" and
-// "they" are kept: "Call me Ishmael" and "what did she say" hinge on them.
+// "they" are kept: "Call me Ishmael" and "what did she say" hinge on them
+// (a question's own "me" and "my" are still no key terms: IsAskerWord).
 func IsStopword(t string) bool {
 	_, ok := stopwords[t]
 	return ok

@@ -208,9 +208,9 @@ func isCJKTerm(t string) bool {
 
 // questionTerms lists a question's key term candidates: content terms that
 // are neither question fillers nor the asker's words for themself
-// (analysis.IsAskerWord: "warns me before my disk fails"). In CJK text the segmenter yields every
-// character and every pair; single characters are too ambiguous to weigh,
-// so pairs stand for the words.
+// (analysis.IsAskerWord: "warns me before my disk fails"). In CJK text the
+// segmenter yields every character and every pair; single characters are
+// too ambiguous to weigh, so pairs stand for the words.
 func questionTerms(question string, terms func(string) []string) []string {
 	var out, functional []string
 	for _, t := range analysis.ContentTerms(terms(question)) {
