@@ -315,8 +315,8 @@ func (p *pdfPara) headingLike(body float64) bool {
 
 // joinPages turns page paragraphs into document paragraphs: the last
 // paragraph of a page continues on the next page when it did not end a
-// sentence and the next page does not open with an indent, a heading or a
-// change of type.
+// sentence and the next page does not open with an indent, a heading, a
+// table's caption or a change of type.
 func joinPages(paras []*pdfPara, body float64) []*pdfUnit {
 	var units []*pdfUnit
 	for i, p := range paras {
@@ -324,7 +324,7 @@ func joinPages(paras []*pdfPara, body float64) []*pdfUnit {
 			prev := paras[i-1]
 			u := units[len(units)-1]
 			if prev.page+1 == p.page && u.parts[len(u.parts)-1] == prev && !prev.table && !p.table &&
-				!prev.headingLike(body) && !p.headingLike(body) &&
+				!prev.headingLike(body) && !p.headingLike(body) && !opensCaption(paras, i) &&
 				math.Abs(prev.size-p.size) < 0.5 && prev.mono == p.mono && !p.indented && !startsItem(p.lines[0]) &&
 				(prev.mono || !endsSentence(prev.lines[len(prev.lines)-1])) {
 				u.parts = append(u.parts, p)
@@ -334,4 +334,32 @@ func joinPages(paras []*pdfPara, body float64) []*pdfUnit {
 		units = append(units, &pdfUnit{parts: []*pdfPara{p}})
 	}
 	return units
+}
+
+// opensCaption reports whether paras[i] opens a table's caption on its page:
+// a run of title lines ("CONSOLIDATED BALANCE SHEETS / At January 1, 2023
+// and January 2, 2022 / (Dollars in Millions)"), at most maxTitleLines in
+// all, that a table follows directly. Statement titles are often set in the
+// body's type, so without this a title that opens a page was taken for the
+// end of the previous page's last paragraph (a folio, a list) and no chunk
+// of the statement carried its name.
+func opensCaption(paras []*pdfPara, i int) bool {
+	page := paras[i].page
+	lines := 0
+	for j := i; j < len(paras) && paras[j].page == page; j++ {
+		p := paras[j]
+		if p.table {
+			return j > i
+		}
+		lines += p.nlines
+		if lines > maxTitleLines || p.mono {
+			return false
+		}
+		for _, l := range p.lines {
+			if !titleLine(strings.Join(strings.Fields(l), " ")) {
+				return false
+			}
+		}
+	}
+	return false
 }
