@@ -94,8 +94,8 @@ const (
 // gross margin improve?" finds the notes that discuss margins (FinanceBench
 // book scope page recall@5 at depth 80: heading 0 → 0.5 → 1.0 → 1.5 gave
 // 0.586 → 0.664 → 0.695 → 0.727; shared 0.555 from 0.5 up); the share of
-// the question's adjacent term pairs a chunk holds adjacent adds up to 0.3 (0.6 with a model)
-// (books-dev page recall@1 0.714 → 0.743). An exact vocabulary phrase in
+// the question's adjacent term pairs a chunk holds adjacent adds up to 0.3,
+// 0.6 with a model (books-dev page recall@1 0.714 → 0.743). An exact vocabulary phrase in
 // the text (Phrase) lowered recall@1 and stays off.
 func DefaultFusion(kind string) Fusion {
 	if kind == KindLexical {
