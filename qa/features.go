@@ -33,6 +33,9 @@ type queryFeatures struct {
 	// pairs are the question's adjacent content terms ("data frame",
 	// "capital expenditure"), matched as adjacent content terms.
 	pairs []string
+	// salient weighs the question's key terms for the section and
+	// coverage features; nil without term statistics.
+	salient *salient
 }
 
 func (p *Pipeline) queryFeatures(query string) queryFeatures {

@@ -50,6 +50,12 @@ type Fusion struct {
 	Heading   float64 `json:"heading"`
 	Phrase    float64 `json:"phrase"`
 	Proximity float64 `json:"proximity"`
+	// Section and Cover weigh the question's key terms by their IDF in
+	// scope (see salient): their share named in the chunk's heading path
+	// (innermost heading first) and their share its text holds, each term
+	// once however often it repeats.
+	Section float64 `json:"section"`
+	Cover   float64 `json:"cover"`
 }
 
 // Embedder kinds that select default fusion weights.
@@ -97,9 +103,23 @@ const (
 // the question's adjacent term pairs a chunk holds adjacent adds up to 0.3,
 // 0.6 with a model (books-dev page recall@1 0.714 → 0.743). An exact vocabulary phrase in
 // the text (Phrase) lowered recall@1 and stays off.
+//
+// Cover 0.15 (builtin embedder; see salient) was chosen rotating over
+// books-dev's three books: on a grid of Cover 0–0.3 and Section 0–0.3,
+// the setting best on two books (page MRR@10) was scored on the third;
+// with Section at 0, no book ranked worse held out and lshort-zh-cn rose
+// 0.860 → 0.875 (all: page recall@1 0.743 → 0.771, CMRC shared hit@1
+// 0.976 → 0.978, FinanceBench unchanged). More weight loses first places to chunks that
+// hold the question's words in one sentence but answer another question
+// (Cover 0.3: 0.743). Section stays off: 0.3 lifted books-dev
+// recall@10 0.971 → 1.000 but cost FinanceBench shared-index page
+// recall@5 0.555 → 0.539, whose headings are statement titles the
+// Heading feature already reads. The semantic kind keeps both off: not
+// measured with a model.
 func DefaultFusion(kind string) Fusion {
 	if kind == KindLexical {
-		return Fusion{Lexical: 1, Vector: 0, Expansion: 0.2, Page: 0, Repeat: 0.5, Heading: 1.5, Proximity: 0.3}
+		return Fusion{Lexical: 1, Vector: 0, Expansion: 0.2, Page: 0, Repeat: 0.5, Heading: 1.5, Proximity: 0.3,
+			Section: 0, Cover: 0.15}
 	}
 	return Fusion{Lexical: 0.7, Vector: 0.3, Expansion: 0.2, Page: 0, Repeat: 0.5, Heading: 1, Proximity: 0.6}
 }
@@ -178,6 +198,9 @@ func fuse(query int, vec, lex, expanded []citebook.Hit, w Fusion, qf *queryFeatu
 		c.fused = c.own
 	}
 	boost(qf, out, w)
+	if qf != nil {
+		boostSalient(qf.salient, out, w)
+	}
 	pool(out, w)
 	for _, c := range out {
 		c.seenVec, c.seenLex = c.vecRank, c.lexRank

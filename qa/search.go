@@ -78,6 +78,10 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 	}
 	for i, query := range fd.queries {
 		qf := p.queryFeatures(query)
+		weights := p.termWeights(ctx, query, f)
+		if w := p.opts.Fusion; w.Section != 0 || w.Cover != 0 {
+			qf.salient = newSalient(query, weights, p.deps.Terms)
+		}
 		if qf.titleQuery != "" && p.opts.Fusion.Heading > 0 {
 			tr.TitleQueries = append(tr.TitleQueries, qf.titleQuery)
 		}
@@ -94,7 +98,7 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 		}
 		fd.all = append(fd.all, cands...)
 		sw.lap("fuse")
-		kept, dropped := p.threshold(query, cands, min, small, p.termWeights(ctx, query, f))
+		kept, dropped := p.threshold(query, cands, min, small, weights)
 		for _, c := range dropped {
 			tr.Dropped = append(tr.Dropped, Dropped{ChunkID: c.chunk.ID, Reason: "below_threshold"})
 		}
