@@ -324,7 +324,7 @@ func (p *pdfPara) headerRows() int {
 		if holdsAmount(l) {
 			return n
 		}
-		if p.cells[i] >= 2 && i < maxHeaderRows {
+		if i < len(p.cells) && p.cells[i] >= 2 && i < maxHeaderRows {
 			n = i + 1
 		}
 	}
