@@ -120,8 +120,9 @@ type Chunk struct {
 	// the chunk continues, which the page prints only above the table's
 	// first chunk — without it "1,577" in a statement's second chunk has no
 	// "2018". The lexical index and the embedder read it beside the heading
-	// path; it is never shown, quoted or cited, so citations still match
-	// the page. Empty for every other chunk.
+	// path; it is never quoted or cited (a quote must lie in Text), so
+	// citations still match the page, and search results carry it as a
+	// field of its own. Empty for every other chunk.
 	IndexContext string     `json:"index_context,omitempty"`
 	Tokens       int        `json:"tokens"`
 	Language     string     `json:"language,omitempty"`
