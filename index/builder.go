@@ -699,12 +699,19 @@ func embedTexts(cs []citebook.Chunk) []string {
 }
 
 // EmbedText is the text embedded for a chunk: its heading path gives a
-// short paragraph the topic it is about.
+// short paragraph the topic it is about, and a continued table's caption and
+// header rows (IndexContext) give its figures their columns. A chunk without
+// context embeds exactly as before, so a vector cache keyed on the text
+// keeps serving it.
 func EmbedText(c citebook.Chunk) string {
-	if len(c.HeadingPath) == 0 {
-		return c.Text
+	text := c.Text
+	if c.IndexContext != "" {
+		text = c.IndexContext + "\n\n" + text
 	}
-	return citebook.HeadingString(c.HeadingPath) + "\n\n" + c.Text
+	if len(c.HeadingPath) == 0 {
+		return text
+	}
+	return citebook.HeadingString(c.HeadingPath) + "\n\n" + text
 }
 
 // fail records a failed build: the version and job are marked failed with
