@@ -137,6 +137,17 @@ type Chunk struct {
 	Geometry []WordBox `json:"-"`
 }
 
+// FoundBy is the body a chunk is matched by (its IndexContext, then its
+// Text, a line apart), without the heading path: what the lexical index
+// indexes under the headings and what the question's terms are counted in
+// when candidates are ranked and thresholded, so both see the same words.
+func (c *Chunk) FoundBy() string {
+	if c.IndexContext == "" {
+		return c.Text
+	}
+	return c.IndexContext + "\n" + c.Text
+}
+
 // Box is a rectangle on a physical page, as fractions of the page's width
 // and height with the origin at the top left, so it can be drawn over a page
 // image of any size.

@@ -345,10 +345,7 @@ func (x *Index) write(ctx context.Context, stmt string, n int, args func(int) ([
 // context (a continued table's caption and column years) as well as its
 // text, since questions often name the section and the period they are about.
 func indexText(c *citebook.Chunk) string {
-	text := c.Text
-	if c.IndexContext != "" {
-		text = c.IndexContext + "\n" + text
-	}
+	text := c.FoundBy()
 	if len(c.HeadingPath) == 0 {
 		return text
 	}
