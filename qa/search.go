@@ -24,6 +24,12 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 	if err := Validate(&req); err != nil {
 		return nil, err
 	}
+	if p.deps.Begin != nil {
+		var err error
+		if ctx, err = p.deps.Begin(ctx); err != nil {
+			return nil, err
+		}
+	}
 	q := req.Question
 	tr.Question = q
 	f, err := p.deps.Access.Filter(ctx, pr)

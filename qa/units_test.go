@@ -13,6 +13,7 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/analysis"
+	"github.com/citebook/citebook/index/lexical"
 )
 
 func TestParseStatements(t *testing.T) {
@@ -108,7 +109,7 @@ func TestDefaultFusionByKind(t *testing.T) {
 		{citebook.EmbeddingVersion{Provider: "builtin", Model: "hash", Dimension: 384},
 			Fusion{Lexical: 1, Expansion: 0.2, Repeat: 0.5, Heading: 1.5, Proximity: 0.3, Cover: 0.15, Rewrite: 0.5}},
 		{citebook.EmbeddingVersion{Provider: "openai", Model: "bge-small-en-v1.5", Dimension: 384},
-			Fusion{Lexical: 0.7, Vector: 0.3, Expansion: 0.2, Repeat: 0.5, Heading: 1, Proximity: 0.3, Rewrite: 0.5}},
+			Fusion{Lexical: 0.7, Vector: 0.3, Expansion: 0.2, Repeat: 0.5, Heading: 1, Proximity: 0.6, Rewrite: 0.5}},
 	} {
 		require.Equal(t, tc.want, DefaultFusion(EmbedderKind(tc.version)), tc.version.Provider)
 	}
@@ -386,6 +387,14 @@ func TestAnalyseMatchesTermLists(t *testing.T) {
 	}
 	pairs := [][2]string{{"cash", "flow"}, {"flow", "investing"}, {"purchase", "property"}, {"property", "plant"},
 		{"plant", "equipment"}, {"2018", "study"}, {"fy2018", "file"}, {"file", "pdf"}, {"pdf", "file"}, {"investing", "purchase"}, {"the", "of"}}
+	// The same, reading the terms the lexical index kept for the chunks.
+	x, err := lexical.Open(context.Background(), t.TempDir())
+	require.NoError(t, err)
+	defer x.Close()
+	for i := range chunks {
+		chunks[i].ID, chunks[i].Tenant, chunks[i].BookID = fmt.Sprint("c", i), "t", "b"
+	}
+	require.NoError(t, x.Upsert(context.Background(), chunks))
 	for _, c := range chunks {
 		headTerms := analysis.Terms(strings.Join(c.HeadingPath, " "))
 		terms := analysis.Terms(c.Text)
@@ -401,9 +410,13 @@ func TestAnalyseMatchesTermLists(t *testing.T) {
 			text:  " " + strings.Join(terms, " ") + " ",
 			pairs: n,
 		}
-		require.Equal(t, want, analyse(&c, true, true, pairs), c.Text)
-		require.Equal(t, chunkTerms{pairs: n}, analyse(&c, false, false, pairs), c.Text)
-		require.Equal(t, chunkTerms{head: want.head}, analyse(&c, true, false, nil), c.Text)
+		for _, src := range []ChunkTerms{nil, x} {
+			require.Equal(t, want, analyse(src, &c, true, true, newPairScan(pairs)), c.Text)
+			require.Equal(t, chunkTerms{pairs: n}, analyse(src, &c, false, false, newPairScan(pairs)), c.Text)
+			require.Equal(t, chunkTerms{head: want.head}, analyse(src, &c, true, false, newPairScan(nil)), c.Text)
+			require.Equal(t, chunkTerms{text: want.text}, analyse(src, &c, false, true, newPairScan(nil)), c.Text)
+		}
 	}
-	require.Equal(t, 7, analyse(&chunks[0], false, false, pairs).pairs, "the first chunk's pairs")
+	require.Equal(t, 7, analyse(nil, &chunks[0], false, false, newPairScan(pairs)).pairs, "the first chunk's pairs")
+	require.Equal(t, 7, analyse(x, &chunks[0], false, false, newPairScan(pairs)).pairs, "the first chunk's pairs, as indexed")
 }

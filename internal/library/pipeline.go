@@ -27,6 +27,7 @@ func (l *Library) Deps() qa.Deps {
 		Terms:    analysis.Terms,
 		EachTerm: analysis.EachTerm,
 		Books:    l.Meta,
+		Begin:    l.Follow.Begin,
 		Logger:   l.Log,
 		Geometry: l.Meta,
 	}
@@ -35,6 +36,12 @@ func (l *Library) Deps() qa.Deps {
 	// such (searches sync before the statistics are read).
 	if s, ok := l.Lexical.(qa.TermStats); ok {
 		deps.Stats = s
+	}
+	// Candidates' terms as indexed, read instead of segmenting their texts
+	// again on each search. No sync needed: a chunk the index does not
+	// hold as the search returned it is segmented.
+	if s, ok := l.Lexical.(qa.ChunkTerms); ok {
+		deps.ChunkTerms = s
 	}
 	if mem, ok := l.Vectors.(index.ChunkReader); ok {
 		// The embedded store holds every chunk whole: book routing reads
