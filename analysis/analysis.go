@@ -258,10 +258,14 @@ func isASCII(s string) bool {
 // IsStopword reports terms that carry no topic: English function words and
 // the words questions are phrased with ("what", "explain"), as Terms emits
 // them (stemmed: "does" → "doe"), the pieces contractions and possessives
-// leave ("s", "t", "ll"), and Chinese particles and question words. A chunk
+// leave ("s", "t", "ll"; "doesn" and the other negated auxiliaries of
+// "doesn't", as NLTK's and Snowball's English lists have them, but not
+// "won", also a word, nor the "m" of "I'm", also a variable: "an n by m
+// array"), and Chinese particles and question words. A chunk
 // sharing only these with a question is not about it, and a search for them
 // visits every row. Personal pronouns other than "I", "we", "you" and
-// "they" are kept: "Call me Ishmael" and "what did she say" hinge on them.
+// "they" are kept: "Call me Ishmael" and "what did she say" hinge on them
+// (a question's own "me" and "my" are still no key terms: IsAskerWord).
 func IsStopword(t string) bool {
 	_, ok := stopwords[t]
 	return ok
@@ -279,11 +283,29 @@ themselves then there these they this those through to too under until up very w
 what when where which while who whom why will with would you your yours yourself yourselve
 yourselves tell explain describe give please
 s t d ll re ve
+don doesn didn isn aren wasn weren hasn haven hadn couldn wouldn shouldn mustn needn mightn shan ain
 的 是 了 在 和 有 我 他 这 也 吗 呢 什么 哪 哪个 哪些 怎么 怎样 如何 为什么 多少 谁 几 为什`) {
 		m[w] = struct{}{}
 	}
 	return m
 }()
+
+// IsAskerWord reports the words by which whoever asks a question refers to
+// themself: "I", "me", "my", "myself" (as Terms emits them). In a
+// question they never name what the book must be about — "warns me before
+// one of my hard disks fails" asks about disks — so the answering
+// pipeline leaves them out of a question's key terms. They are not stop
+// words: in a book's text, and in a search for it, "me" and "my" can
+// carry the meaning ("Call me Ishmael", "my.cnf"). Left out: "we" and
+// "our", stop words already, and words that also name things once
+// lower-cased and stemmed: "us" (US GAAP), "mine" ("mines", "text mining").
+func IsAskerWord(t string) bool {
+	switch t {
+	case "i", "me", "my", "myself":
+		return true
+	}
+	return false
+}
 
 // SentenceStart reports whether text before a token ends a sentence (or is
 // only space and opening quotes, brackets or Markdown emphasis), so a

@@ -65,6 +65,7 @@ func TestStopwordsAnalysed(t *testing.T) {
 	}
 	assert.Empty(t, ContentTerms(Terms("What is it that you would explain?")))
 	assert.Equal(t, []string{"capital", "expenditure"}, ContentTerms(Terms("What were the capital expenditures?")))
+	assert.Equal(t, []string{"plot", "show", "sure", "empty"}, ContentTerms(Terms("Why doesn’t the plot show? Sure it isn't empty, I haven't")))
 }
 
 // TestSentenceStart: a capital after a sentence's end (opening quotes,
@@ -115,4 +116,18 @@ func TestStemBytes(t *testing.T) {
 		"vectors", "bus", "gas", "does", "2018s", "fy2018", "naïves", "cafés", "series", "yes", "uses", "axes"} {
 		require.Equal(t, ref(w), string(stemBytes([]byte(w))), w)
 	}
+}
+
+// Asker words are matched against analysed terms, and stay searchable:
+// they are not stop words.
+func TestAskerWords(t *testing.T) {
+	for _, w := range []string{"I", "me", "My", "myself"} {
+		ts := Terms(w)
+		require.Len(t, ts, 1, w)
+		assert.True(t, IsAskerWord(ts[0]), "%q analyses to %q, which is not an asker word", w, ts[0])
+	}
+	for _, w := range []string{"we", "us", "you", "he", "she", "they", "mind", "mines"} {
+		assert.False(t, IsAskerWord(Terms(w)[0]), w)
+	}
+	assert.Equal(t, []string{"call", "me", "ishmael"}, ContentTerms(Terms("Call me Ishmael")))
 }

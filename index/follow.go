@@ -57,9 +57,10 @@ type Reloader interface {
 // build writes before its switch (new rows, retirements at the unserved
 // version, a discard) is invisible to every such filter. So lifespans read
 // after the follower saw generation g answer for g until the next logged
-// change, and every search syncs first: a hit is checked against the
-// metadata as it was at that search's sync, as before, with one query
-// for the chunks not seen since the last change instead of one per search.
+// change, and every search syncs first (or its question did, see Begin): a
+// hit is checked against the metadata as it was at that sync, as before,
+// with one query for the chunks not seen since the last change instead of
+// one per search.
 type Follower struct {
 	log    ChangeLog
 	lg     *slog.Logger
@@ -150,6 +151,42 @@ func (f *Follower) sync(ctx context.Context) error {
 	return nil
 }
 
+// syncedKey marks a context whose searches a Follower has synced for.
+type syncedKey struct{}
+
+// Begin syncs and returns ctx marked so that the Fresh wrappers' searches
+// under it do not sync again: one question runs several searches (vectors,
+// keywords, the expanded and the title queries, again in the routed books),
+// and a sync each was 3–4% of a search's CPU. Its searches then see the
+// library as of the question's start, or newer, where before each search
+// saw it as of that search's start — the same guarantee for a question
+// that begins after a change: nothing another process retired or deleted
+// before the question began is returned.
+func (f *Follower) Begin(ctx context.Context) (context.Context, error) {
+	if err := f.Sync(ctx); err != nil {
+		return ctx, err
+	}
+	return context.WithValue(ctx, syncedKey{}, f), nil
+}
+
+// Generation returns the change log's generation as of now: after a sync,
+// or the one a question begun with Begin synced to (or newer). Access
+// caches key on it (acl.Resolver.Cache).
+func (f *Follower) Generation(ctx context.Context) (int64, error) {
+	if err := f.syncFor(ctx); err != nil {
+		return 0, err
+	}
+	return f.gen.Load(), nil
+}
+
+// syncFor syncs unless ctx comes from this follower's Begin.
+func (f *Follower) syncFor(ctx context.Context) error {
+	if ctx.Value(syncedKey{}) == f {
+		return nil
+	}
+	return f.Sync(ctx)
+}
+
 // Run syncs every interval until ctx ends, so changes show up even when
 // nobody searches.
 func (f *Follower) Run(ctx context.Context, every time.Duration) {
@@ -173,17 +210,43 @@ func (f *Follower) Visible(ctx context.Context, hits []citebook.Hit, flt citeboo
 	if len(hits) == 0 {
 		return hits, nil
 	}
+	if out, ok := f.visibleCached(hits, flt); ok {
+		return out, nil
+	}
 	spans, err := f.lifespans(ctx, hits)
 	if err != nil {
 		return nil, err
 	}
-	out := hits[:0:0]
+	out := make([]citebook.Hit, 0, len(hits))
 	for _, h := range hits {
 		if visibleIn(spans[h.Chunk.ID], h.Chunk.BookID, flt) {
 			out = append(out, h)
 		}
 	}
 	return out, nil
+}
+
+// visibleCached is Visible when the cache holds every hit's lifespans for
+// the generation the follower last synced to (the common case between
+// changes), without building maps of them; ok is false otherwise.
+func (f *Follower) visibleCached(hits []citebook.Hit, flt citebook.Filter) ([]citebook.Hit, bool) {
+	gen := f.gen.Load()
+	f.cmu.RLock()
+	defer f.cmu.RUnlock()
+	if f.cgen != gen || f.spans == nil {
+		return nil, false
+	}
+	out := make([]citebook.Hit, 0, len(hits))
+	for _, h := range hits {
+		l, ok := f.spans[h.Chunk.ID]
+		if !ok {
+			return nil, false
+		}
+		if visibleIn(l, h.Chunk.BookID, flt) {
+			out = append(out, h)
+		}
+	}
+	return out, true
 }
 
 // lifespans returns the hits' lifespans, from the cache where it answers
@@ -255,7 +318,8 @@ func visibleIn(spans []Lifespan, bookID string, flt citebook.Filter) bool {
 }
 
 // FreshVectors is a vector store as a process sharing its library sees it:
-// synced before each search, hits checked against the metadata.
+// synced before each search (or once for the question, see Begin), hits
+// checked against the metadata.
 type FreshVectors struct {
 	VectorStore
 	F *Follower
@@ -263,7 +327,7 @@ type FreshVectors struct {
 
 // Search syncs, searches and drops hits no longer visible.
 func (v FreshVectors) Search(ctx context.Context, vec []float32, f citebook.Filter, k int) ([]citebook.Hit, error) {
-	if err := v.F.Sync(ctx); err != nil {
+	if err := v.F.syncFor(ctx); err != nil {
 		return nil, err
 	}
 	hits, err := v.VectorStore.Search(ctx, vec, f, k)
@@ -281,7 +345,7 @@ type FreshLexical struct {
 
 // Search syncs, searches and drops hits no longer visible.
 func (x FreshLexical) Search(ctx context.Context, query string, f citebook.Filter, k int) ([]citebook.Hit, error) {
-	if err := x.F.Sync(ctx); err != nil {
+	if err := x.F.syncFor(ctx); err != nil {
 		return nil, err
 	}
 	hits, err := x.LexicalIndex.Search(ctx, query, f, k)

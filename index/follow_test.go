@@ -217,3 +217,56 @@ func (l *countingLog) Changes(ctx context.Context, since int64) (index.Changes, 
 	time.Sleep(time.Millisecond)
 	return l.scriptedLog.Changes(ctx, since)
 }
+
+// fixedVectors is a vector store returning the same hits for every search.
+type fixedVectors struct {
+	index.VectorStore
+	hits []citebook.Hit
+}
+
+func (v fixedVectors) Search(context.Context, []float32, citebook.Filter, int) ([]citebook.Hit, error) {
+	return slices.Clone(v.hits), nil
+}
+
+// TestBeginSyncsOncePerQuestion: the searches of a question begun with
+// Begin share its sync and still drop what a change logged before the
+// question began retired; a search outside a question syncs itself.
+func TestBeginSyncsOncePerQuestion(t *testing.T) {
+	ctx := context.Background()
+	log := &countingLog{scriptedLog: scriptedLog{gen: 1, spans: map[string][]index.Lifespan{
+		"a": {{BookID: "b", Version: 1}}, "b": {{BookID: "b", Version: 1}}}}}
+	f, err := index.NewFollower(ctx, log, quiet())
+	require.NoError(t, err)
+	vs := index.FreshVectors{VectorStore: fixedVectors{hits: []citebook.Hit{{Chunk: citebook.Chunk{ID: "a", BookID: "b"}},
+		{Chunk: citebook.Chunk{ID: "b", BookID: "b"}}}}, F: f}
+	v1 := citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "b", Version: 1}}}
+	search := func(ctx context.Context) []string {
+		hits, err := vs.Search(ctx, nil, v1, 10)
+		require.NoError(t, err)
+		var out []string
+		for _, h := range hits {
+			out = append(out, h.Chunk.ID)
+		}
+		return out
+	}
+	calls := log.calls.Load()
+	qctx, err := f.Begin(ctx)
+	require.NoError(t, err)
+	for range 5 {
+		require.Equal(t, []string{"a", "b"}, search(qctx))
+	}
+	require.Equal(t, calls+1, log.calls.Load(), "one sync for the question's five searches")
+
+	// Another process retires "a" (a logged change); the next question
+	// sees it, and so does a search outside any question.
+	log.mu.Lock()
+	log.spans["a"] = []index.Lifespan{{BookID: "b", Version: 1, Retired: 1}}
+	log.gen++
+	log.mu.Unlock()
+	qctx, err = f.Begin(ctx)
+	require.NoError(t, err)
+	require.Equal(t, []string{"b"}, search(qctx))
+	calls = log.calls.Load()
+	require.Equal(t, []string{"b"}, search(ctx))
+	require.Equal(t, calls+1, log.calls.Load(), "a search outside a question syncs")
+}

@@ -68,13 +68,16 @@ type keyTerm struct {
 	weight float64
 }
 
-// questionFillers are words that frame a question rather than name its
-// topic ("what is the recommended way to …"); like stopwords they are
-// dropped before the key terms are weighed.
+// isFiller reports words that frame a question rather than name its topic
+// ("what is the recommended way to …", "can anyone …"); like stopwords
+// they are dropped before the key terms are weighed. Indefinite pronouns
+// for people stand beside "something" and "anything": "anyone with
+// physical access" is about the access, not about a person the book names.
 func isFiller(t string) bool {
 	switch t {
 	case "way", "use", "using", "used", "get", "want", "need", "make", "possible",
 		"instead", "still", "many", "much", "kind", "thing", "something", "anything", "everything",
+		"someone", "anyone", "everyone", "somebody", "anybody", "everybody",
 		"happen", "happens", "actually", "really", "know", "like", "one", "two", "go", "see", "let", "say",
 		"answer", "response", "question", "round", "decimal", "unit", "units", "usd", "eur", "percent", "percents",
 		"percentage", "million", "millions", "billion", "billions", "thousand", "thousands",
@@ -204,13 +207,14 @@ func isCJKTerm(t string) bool {
 }
 
 // questionTerms lists a question's key term candidates: content terms that
-// are not question fillers. In CJK text the segmenter yields every
-// character and every pair; single characters are too ambiguous to weigh,
-// so pairs stand for the words.
+// are neither question fillers nor the asker's words for themself
+// (analysis.IsAskerWord: "warns me before my disk fails"). In CJK text the
+// segmenter yields every character and every pair; single characters are
+// too ambiguous to weigh, so pairs stand for the words.
 func questionTerms(question string, terms func(string) []string) []string {
 	var out, functional []string
 	for _, t := range analysis.ContentTerms(terms(question)) {
-		if isFiller(t) {
+		if isFiller(t) || analysis.IsAskerWord(t) {
 			continue
 		}
 		if isCJKTerm(t) && utf8.RuneCountInString(t) == 1 {

@@ -33,6 +33,7 @@ type queryFeatures struct {
 	// pairs are the question's adjacent content terms ("data frame",
 	// "capital expenditure"), matched as adjacent content terms.
 	pairs []string
+	src   ChunkTerms // candidates' terms as indexed (Deps.ChunkTerms); nil: segment
 	// salient weighs the question's key terms for the section and
 	// coverage features; nil without term statistics.
 	salient *salient
@@ -41,7 +42,7 @@ type queryFeatures struct {
 func (p *Pipeline) queryFeatures(query string) queryFeatures {
 	terms := analysis.Terms(query)
 	qterms := " " + strings.Join(terms, " ") + " "
-	var f queryFeatures
+	f := queryFeatures{src: p.deps.ChunkTerms}
 	for _, g := range p.thesaurus {
 		named := false
 		for _, s := range g {
@@ -111,10 +112,11 @@ func boost(f *queryFeatures, cands []*candidate, w Fusion) {
 		ab := strings.Fields(pr)
 		pairs = append(pairs, [2]string{ab[0], ab[1]})
 	}
+	scan := newPairScan(pairs)
 	for _, c := range cands {
 		ct, ok := f.seen[c.chunk.ID]
 		if !ok {
-			ct = analyse(&c.chunk, len(f.titles) > 0, len(f.phrases) > 0, pairs)
+			ct = analyse(f.src, &c.chunk, len(f.titles) > 0, len(f.phrases) > 0, scan)
 			f.seen[c.chunk.ID] = ct
 		}
 		head, text := ct.head, ct.text
@@ -150,41 +152,26 @@ type chunkTerms struct {
 // string of its content terms: building those was a third of a search's
 // CPU. A pair counts when its terms follow each other in the content run,
 // as they would appear padded in the run's padded string.
-func analyse(c *citebook.Chunk, head, text bool, pairs [][2]string) chunkTerms {
+func analyse(src ChunkTerms, c *citebook.Chunk, head, text bool, scan pairScan) chunkTerms {
 	var (
 		ct     chunkTerms
 		hb, tb strings.Builder
 		nt     int
-		found  []bool
+		pairs  = scan.pairs
+		words  = scan.words
+		found  = make([]bool, len(pairs))
 		prev   = -1 // the previous content term among pairs' terms, -1: none
 	)
-	// The pairs' terms are content terms (contentRun of the question), so
-	// a term outside them matters only as what follows one: a stop word or
-	// CJK term (which contentRun drops) leaves it in place, anything else
-	// ends it. Only then is the stop-word set consulted.
-	var words []string
-	if len(pairs) > 0 {
-		// A pair holding a term contentRun drops can never be adjacent in
-		// the content run.
-		pairs = slices.DeleteFunc(slices.Clone(pairs), func(p [2]string) bool {
-			return len(contentRun(p[:])) < 2
-		})
-		found = make([]bool, len(pairs))
-		for _, p := range pairs {
-			for _, w := range p {
-				if !slices.Contains(words, w) {
-					words = append(words, w)
-				}
-			}
-		}
+	if !head && !text && !scan.possible(src, c) {
+		return ct // no pair can be adjacent in it: nothing to read
 	}
-	content := func(t []byte) {
-		i := slices.Index(words, string(t))
+	// step moves the pair scan over one term: i is its index in words (-1:
+	// another term), dropped whether contentRun drops it (asked only for
+	// another term after one of words).
+	step := func(i int, dropped bool) {
 		if i < 0 {
-			if prev >= 0 && !analysis.IsStopword(string(t)) {
-				if r, _ := utf8.DecodeRune(t); !analysis.IsCJK(r) {
-					prev = -1
-				}
+			if prev >= 0 && !dropped {
+				prev = -1
 			}
 			return
 		}
@@ -198,37 +185,138 @@ func analyse(c *citebook.Chunk, head, text bool, pairs [][2]string) chunkTerms {
 		}
 		prev = i
 	}
-	if head || len(pairs) > 0 {
-		analysis.EachTerm(strings.Join(c.HeadingPath, " "), func(t []byte) {
-			if head {
-				hb.Write(t)
-			}
-			if len(pairs) > 0 {
-				content(t)
-			}
-		})
-	}
-	if text || len(pairs) > 0 {
-		tb.WriteByte(' ')
-		analysis.EachTerm(c.Text, func(t []byte) {
-			if text {
-				tb.Write(t)
+	if src != nil && src.ChunkTerms(c, words, func(w int, inHead bool, name func() string) {
+		// The same terms as segmenting below, read from the index.
+		switch {
+		case inHead && head:
+			hb.WriteString(name())
+		case !inHead && text:
+			if nt == 0 {
 				tb.WriteByte(' ')
-				nt++
 			}
-			if len(pairs) > 0 {
-				content(t)
-			}
+			tb.WriteString(name())
+			tb.WriteByte(' ')
+			nt++
+		}
+		if len(pairs) > 0 {
+			step(w, w < 0 && prev >= 0 && droppedTerm(name()))
+		}
+	}) {
+		if nt == 0 {
+			tb.WriteString("  ")
+		}
+	} else {
+		analyseText(c, head, text, len(pairs) > 0, &hb, &tb, &nt, func(t []byte) {
+			i := slices.Index(words, string(t))
+			step(i, i < 0 && prev >= 0 && (analysis.IsStopword(string(t)) || isCJKStart(t)))
 		})
 	}
 	if head {
 		ct.head = hb.String()
 	}
 	if text {
-		if nt == 0 {
-			tb.WriteByte(' ')
-		}
 		ct.text = tb.String()
 	}
 	return ct
+}
+
+// pairScan is the question's term pairs as analyse scans for them: the
+// pairs that can be adjacent in a content run (a pair holding a term
+// contentRun drops never is) and their terms, each once.
+type pairScan struct {
+	pairs [][2]string
+	words []string
+}
+
+func newPairScan(pairs [][2]string) pairScan {
+	var s pairScan
+	if len(pairs) == 0 {
+		return s
+	}
+	// The pairs' terms are content terms (contentRun of the question), so
+	// a term outside them matters only as what follows one: a stop word or
+	// CJK term (which contentRun drops) leaves it in place, anything else
+	// ends it. Only then is the stop-word set consulted.
+	s.pairs = slices.DeleteFunc(slices.Clone(pairs), func(p [2]string) bool {
+		return len(contentRun(p[:])) < 2
+	})
+	for _, p := range s.pairs {
+		for _, w := range p {
+			if !slices.Contains(s.words, w) {
+				s.words = append(s.words, w)
+			}
+		}
+	}
+	return s
+}
+
+// possible reports whether a chunk may hold one of the pairs adjacent:
+// false when there are none, or when the index tells (src.Holds) that it
+// lacks a term of every pair; true when unsure.
+func (s pairScan) possible(src ChunkTerms, c *citebook.Chunk) bool {
+	if len(s.pairs) == 0 {
+		return false
+	}
+	if src == nil || len(s.words) > 64 {
+		return true
+	}
+	held, ok := src.Holds(c, s.words)
+	if !ok {
+		return true
+	}
+	for _, p := range s.pairs {
+		a, b := slices.Index(s.words, p[0]), slices.Index(s.words, p[1])
+		if held&(1<<a) != 0 && held&(1<<b) != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// analyseText segments a chunk's heading path and text for analyse:
+// heading terms squashed into hb when head, text terms padded into tb when
+// text (nt counts them), every term to content when pairs.
+func analyseText(c *citebook.Chunk, head, text, pairs bool, hb, tb *strings.Builder, nt *int, content func(t []byte)) {
+	if head || pairs {
+		analysis.EachTerm(strings.Join(c.HeadingPath, " "), func(t []byte) {
+			if head {
+				hb.Write(t)
+			}
+			if pairs {
+				content(t)
+			}
+		})
+	}
+	if text || pairs {
+		tb.WriteByte(' ')
+		analysis.EachTerm(c.FoundBy(), func(t []byte) {
+			if text {
+				tb.Write(t)
+				tb.WriteByte(' ')
+				*nt++
+			}
+			if pairs {
+				content(t)
+			}
+		})
+	}
+	if text && *nt == 0 {
+		tb.WriteByte(' ')
+	}
+}
+
+// droppedTerm reports whether contentRun drops t: a stop word or a CJK
+// term.
+func droppedTerm(t string) bool {
+	if analysis.IsStopword(t) {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(t)
+	return analysis.IsCJK(r)
+}
+
+// isCJKStart reports whether t starts with a CJK character.
+func isCJKStart(t []byte) bool {
+	r, _ := utf8.DecodeRune(t)
+	return analysis.IsCJK(r)
 }

@@ -18,6 +18,9 @@ type candidate struct {
 	own      float64 // the chunk's own fused evidence, before page aggregation
 	fused    float64 // the score retrieval ranks by
 	rerank   float64
+	// rerankRank is the 1-based place after reranking, 0 when the
+	// candidate was not among the passages reranked.
+	rerankRank int
 	// seenVec and seenLex are the ranks in the search of the whole scope,
 	// which the trace reports (a book-routed search ranks in fewer books).
 	seenVec, seenLex int
@@ -56,6 +59,11 @@ type Fusion struct {
 	// once however often it repeats.
 	Section float64 `json:"section"`
 	Cover   float64 `json:"cover"`
+	// Rewrite weighs BM25 of a model's keyword rewrites of the question
+	// (see rewrite), each normalised by its best hit, a chunk taking its
+	// best rewrite; it applies only when a Rewriter is configured, and 0
+	// turns the rewrites off.
+	Rewrite float64 `json:"rewrite"`
 }
 
 // Embedder kinds that select default fusion weights.
@@ -85,7 +93,13 @@ const (
 // recall@5 from 0.688 / 0.555 to 0.719 / 0.586, on both halves of the
 // questions, and kept books-dev level. A model's cosine already ranks the
 // statement a question names near the top, so the heading feature needs
-// less weight than with hashed vectors (2.5 lowered both scopes).
+// less weight than with hashed vectors (2.5 lowered both scopes). Its
+// Proximity is 0.6: of 12 settings around these (vector weight 0.2–0.5,
+// Heading 0.5/1.5, Proximity 0/0.6, Repeat 1, Expansion 0/0.4) it was the
+// best on books-dev (bge-small-en-v1.5: page recall@1/@5 level, MRR@10
+// 0.839 → 0.854), left CMRC (bge-small-zh-v1.5) unchanged, and checked on
+// FinanceBench dev lifted book-scope page recall@5 0.742 → 0.758, shared
+// level (0.594), with tables' header rows indexed (README, 2026-12-01).
 //
 // The query features read the text, not the vectors: with the builtin
 // embedder a page whose headings name the statement the question names (or
@@ -94,8 +108,8 @@ const (
 // gross margin improve?" finds the notes that discuss margins (FinanceBench
 // book scope page recall@5 at depth 80: heading 0 → 0.5 → 1.0 → 1.5 gave
 // 0.586 → 0.664 → 0.695 → 0.727; shared 0.555 from 0.5 up); the share of
-// the question's adjacent term pairs a chunk holds adjacent adds up to 0.3
-// (books-dev page recall@1 0.714 → 0.743). An exact vocabulary phrase in
+// the question's adjacent term pairs a chunk holds adjacent adds up to 0.3,
+// 0.6 with a model (books-dev page recall@1 0.714 → 0.743). An exact vocabulary phrase in
 // the text (Phrase) lowered recall@1 and stays off.
 //
 // Cover 0.15 (builtin embedder; see salient) was chosen rotating over
@@ -113,9 +127,10 @@ const (
 func DefaultFusion(kind string) Fusion {
 	if kind == KindLexical {
 		return Fusion{Lexical: 1, Vector: 0, Expansion: 0.2, Page: 0, Repeat: 0.5, Heading: 1.5, Proximity: 0.3,
-			Section: 0, Cover: 0.15}
+			Section: 0, Cover: 0.15, Rewrite: defaultRewriteWeight}
 	}
-	return Fusion{Lexical: 0.7, Vector: 0.3, Expansion: 0.2, Page: 0, Repeat: 0.5, Heading: 1, Proximity: 0.3}
+	return Fusion{Lexical: 0.7, Vector: 0.3, Expansion: 0.2, Page: 0, Repeat: 0.5, Heading: 1, Proximity: 0.6,
+		Rewrite: defaultRewriteWeight}
 }
 
 // EmbedderKind tells the builtin embedder from a model by its version.
@@ -134,7 +149,7 @@ func EmbedderKind(v citebook.EmbeddingVersion) string {
 // for e5). Unlike reciprocal rank fusion it keeps how far apart scores
 // are, and with tuned weights it does not let a weak signal outvote a
 // strong one. The chunks of one page then pool their evidence (see Fusion).
-func fuse(query int, vec, lex, expanded []citebook.Hit, w Fusion, qf *queryFeatures) []*candidate {
+func fuse(query int, vec, lex, expanded []citebook.Hit, rewritten [][]citebook.Hit, w Fusion, qf *queryFeatures) []*candidate {
 	byID := map[string]*candidate{}
 	var out []*candidate
 	get := func(c citebook.Chunk) *candidate {
@@ -175,7 +190,9 @@ func fuse(query int, vec, lex, expanded []citebook.Hit, w Fusion, qf *queryFeatu
 		xs[c.chunk.ID] = h.Score
 		xtop = max(xtop, h.Score)
 	}
+	rw := rewriteScores(rewritten, get)
 	for _, c := range out {
+		c.own += w.Rewrite * rw[c.chunk.ID]
 		if x, ok := xs[c.chunk.ID]; ok && xtop > 0 {
 			c.own += w.Expansion * x / xtop
 		}

@@ -27,6 +27,20 @@ type LexicalSearcher interface {
 	Search(ctx context.Context, query string, f citebook.Filter, k int) ([]citebook.Hit, error)
 }
 
+// ChunkTerms gives a chunk's terms as analysis.EachTerm segments its
+// heading path (joined by spaces; head true) and then its text: w is the
+// term's index in want (-1: another term), name() the term, asked only
+// when needed and only during that call of fn; false when it does not hold
+// the chunk with this ID, heading path and text (lexical.Index.ChunkTerms).
+//
+// Holds tells, bit i for want[i] (the first 64), which of want the chunk's
+// heading path and text hold, without reading its terms; false as
+// ChunkTerms.
+type ChunkTerms interface {
+	ChunkTerms(c *citebook.Chunk, want []string, fn func(w int, head bool, name func() string)) bool
+	Holds(c *citebook.Chunk, want []string) (uint64, bool)
+}
+
 // Library is the metadata the pipeline reads and the hit counts it bumps.
 type Library interface {
 	Book(ctx context.Context, id string) (*citebook.Book, error)
@@ -61,6 +75,12 @@ type Reranker interface {
 	Rerank(ctx context.Context, query string, docs []string) ([]float64, error)
 }
 
+// Rewriter rewrites a question into short keyword queries in the wording a
+// book would likely use (LLMRewriter), searched beside the question.
+type Rewriter interface {
+	Rewrite(ctx context.Context, question string) ([]string, error)
+}
+
 // TokenCounter counts tokens the way the model does (ingest.Tokenizer).
 type TokenCounter interface {
 	Count(s string) int
@@ -81,6 +101,9 @@ type Deps struct {
 	Fallback Answerer
 	Planner  Planner
 	Reranker Reranker
+	// Rewriter, optional, gives keyword rewrites of the question whose
+	// BM25 joins the fusion (Fusion.Rewrite); nil: none.
+	Rewriter Rewriter
 	Tokens   TokenCounter
 	// Terms segments text into search terms the way the lexical index does
 	// (analysis.Terms), for thresholding, reranking and extraction.
@@ -89,6 +112,16 @@ type Deps struct {
 	// the list (analysis.EachTerm): the threshold checks every hit's text
 	// on each search. nil: Terms.
 	EachTerm func(text string, fn func(term []byte))
+	// ChunkTerms, optional, reads a candidate's terms as the lexical index
+	// analysed them at index time (lexical.Index), so the threshold and the
+	// query features need not segment every candidate's text on each
+	// search; nil, or a chunk it does not hold as given: EachTerm.
+	ChunkTerms ChunkTerms
+	// Begin, optional, starts a question's retrieval: its searches run
+	// under the context it returns (index.Follower.Begin: the library is
+	// synced with other processes once per question instead of before
+	// each search).
+	Begin func(ctx context.Context) (context.Context, error)
 	// Books reads a book's chunks for its cover page, which book routing
 	// matches questions against besides titles; optional.
 	Books BookChunks

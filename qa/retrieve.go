@@ -24,7 +24,10 @@ func (p *Pipeline) retrieve(ctx context.Context, query string, vec []float32, f 
 }
 
 func keepMatching(hits []citebook.Hit, f *citebook.Filter) []citebook.Hit {
-	out := hits[:0:0]
+	if len(hits) == 0 {
+		return hits[:0:0]
+	}
+	out := make([]citebook.Hit, 0, len(hits)) // room for all: growing copied 80 hits' chunks several times
 	for _, h := range hits {
 		if f.Match(&h.Chunk) {
 			out = append(out, h)

@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/citebook/citebook/analysis"
 )
 
 // Contents pages, whose dot leaders cleaning folds into "…", must look like
@@ -24,5 +26,17 @@ func TestLeaderShare(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.list, leaderShare(tc.text) > 0.2, "leaderShare = %.3f", leaderShare(tc.text))
 		})
+	}
+}
+
+// The asker's words for themself and indefinite pronouns name no topic: a
+// question's key terms are what the book must be about.
+func TestQuestionTermsLeaveOutTheAsker(t *testing.T) {
+	for q, want := range map[string][]string{
+		"What steps set up automatic monitoring that warns me before one of my hard disks fails?": {"step", "set", "automatic", "monitoring", "warn", "hard", "disk", "fail"},
+		"Anyone with physical access to my machine can reset the root password.":                  {"physical", "access", "machine", "reset", "root", "password"},
+		"Can someone tell me whether my fix or yours is better, in the book's words?":             {"whether", "fix", "better", "book", "word"},
+	} {
+		assert.Equal(t, want, questionTerms(q, analysis.Terms), q)
 	}
 }

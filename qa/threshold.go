@@ -44,7 +44,7 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 		var have map[string]bool
 		terms := func() map[string]bool {
 			if have == nil {
-				have = p.present(qidx, found, c.chunk.Text)
+				have = p.present(qterms, qidx, found, &c.chunk)
 			}
 			return have
 		}
@@ -72,14 +72,24 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 	return kept, dropped
 }
 
-// present is the set of query terms (qidx: term → index, found: scratch
-// of the same length) among a text's terms, lower-cased as TermSet does.
-// It answers matched and coverage like TermSet of the whole text without
-// building a set of every term of the chunk (a tenth of a search's CPU),
-// and with EachTerm without a string per term either.
-func (p *Pipeline) present(qidx map[string]int, found []bool, text string) map[string]bool {
+// present is the set of query terms (qidx: term → index in qterms, found:
+// scratch of the same length) among the terms of a chunk's text,
+// lower-cased as TermSet does. It answers matched and coverage like TermSet
+// of the whole text without building a set of every term of the chunk (a
+// tenth of a search's CPU), and with EachTerm without a string per term
+// either; with ChunkTerms it reads the terms the lexical index kept.
+func (p *Pipeline) present(qterms []string, qidx map[string]int, found []bool, c *citebook.Chunk) map[string]bool {
 	clear(found)
 	have := map[string]bool{}
+	text := c.FoundBy()
+	if p.deps.ChunkTerms != nil && p.deps.ChunkTerms.ChunkTerms(c, qterms, func(w int, head bool, _ func() string) {
+		if !head && w >= 0 && !found[w] {
+			found[w] = true
+			have[qterms[w]] = true
+		}
+	}) {
+		return have
+	}
 	if p.deps.EachTerm != nil {
 		// EachTerm's terms are lower-cased already (analysis.Terms').
 		p.deps.EachTerm(text, func(t []byte) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/analysis"
+	"github.com/citebook/citebook/index/lexical"
 )
 
 func TestParseStatements(t *testing.T) {
@@ -69,7 +70,7 @@ func TestFuse(t *testing.T) {
 	hit := func(id string, s float64) citebook.Hit { return citebook.Hit{Chunk: citebook.Chunk{ID: id}, Score: s} }
 	vec := []citebook.Hit{hit("a", 0.9), hit("b", 0.8), hit("c", 0.7)}
 	lex := []citebook.Hit{hit("c", 12), hit("d", 10)}
-	got := fuse(0, vec, lex, nil, Fusion{Lexical: 0.6, Vector: 0.4, Repeat: 1}, nil)
+	got := fuse(0, vec, lex, nil, nil, Fusion{Lexical: 0.6, Vector: 0.4, Repeat: 1}, nil)
 	ids := []string{}
 	for _, c := range got {
 		ids = append(ids, c.chunk.ID)
@@ -92,7 +93,7 @@ func TestFuse(t *testing.T) {
 		{Fusion{Lexical: 1, Repeat: 1}, []string{"c", "d"}},
 		{Fusion{Vector: 1, Repeat: 1}, []string{"a", "b"}},
 	} {
-		got := fuse(0, vec, lex, nil, tc.w, nil)
+		got := fuse(0, vec, lex, nil, nil, tc.w, nil)
 		require.Equal(t, tc.want, []string{got[0].chunk.ID, got[1].chunk.ID})
 	}
 }
@@ -108,9 +109,9 @@ func TestDefaultFusionByKind(t *testing.T) {
 		want    Fusion
 	}{
 		{citebook.EmbeddingVersion{Provider: "builtin", Model: "hash", Dimension: 384},
-			Fusion{Lexical: 1, Expansion: 0.2, Repeat: 0.5, Heading: 1.5, Proximity: 0.3, Cover: 0.15}},
+			Fusion{Lexical: 1, Expansion: 0.2, Repeat: 0.5, Heading: 1.5, Proximity: 0.3, Cover: 0.15, Rewrite: 0.5}},
 		{citebook.EmbeddingVersion{Provider: "openai", Model: "bge-small-en-v1.5", Dimension: 384},
-			Fusion{Lexical: 0.7, Vector: 0.3, Expansion: 0.2, Repeat: 0.5, Heading: 1, Proximity: 0.3}},
+			Fusion{Lexical: 0.7, Vector: 0.3, Expansion: 0.2, Repeat: 0.5, Heading: 1, Proximity: 0.6, Rewrite: 0.5}},
 	} {
 		require.Equal(t, tc.want, DefaultFusion(EmbedderKind(tc.version)), tc.version.Provider)
 	}
@@ -120,7 +121,7 @@ func TestFuseExpanded(t *testing.T) {
 	hit := func(id string, s float64) citebook.Hit { return citebook.Hit{Chunk: citebook.Chunk{ID: id}, Score: s} }
 	lex := []citebook.Hit{hit("a", 10), hit("b", 6)}
 	expanded := []citebook.Hit{hit("c", 20), hit("b", 10), hit("a", 5)}
-	got := fuse(0, nil, lex, expanded, Fusion{Lexical: 1, Expansion: 0.5, Repeat: 1}, nil)
+	got := fuse(0, nil, lex, expanded, nil, Fusion{Lexical: 1, Expansion: 0.5, Repeat: 1}, nil)
 	ids := []string{}
 	for _, c := range got {
 		ids = append(ids, c.chunk.ID)
@@ -140,7 +141,7 @@ func TestFusePoolsPages(t *testing.T) {
 	// Page 7 has three moderate chunks (a statement split by the chunker),
 	// page 3 one chunk that is a little better than each of them.
 	lex := []citebook.Hit{hit("p3", 3, 10), hit("p7a", 7, 9), hit("p7b", 7, 8), hit("p7c", 7, 8), hit("p9", 9, 7)}
-	got := fuse(0, nil, lex, nil, Fusion{Lexical: 1, Page: 0.3, Repeat: 0.5}, nil)
+	got := fuse(0, nil, lex, nil, nil, Fusion{Lexical: 1, Page: 0.3, Repeat: 0.5}, nil)
 	ids := []string{}
 	for _, c := range got {
 		ids = append(ids, c.chunk.ID)
@@ -388,6 +389,14 @@ func TestAnalyseMatchesTermLists(t *testing.T) {
 	}
 	pairs := [][2]string{{"cash", "flow"}, {"flow", "investing"}, {"purchase", "property"}, {"property", "plant"},
 		{"plant", "equipment"}, {"2018", "study"}, {"fy2018", "file"}, {"file", "pdf"}, {"pdf", "file"}, {"investing", "purchase"}, {"the", "of"}}
+	// The same, reading the terms the lexical index kept for the chunks.
+	x, err := lexical.Open(context.Background(), t.TempDir())
+	require.NoError(t, err)
+	defer x.Close()
+	for i := range chunks {
+		chunks[i].ID, chunks[i].Tenant, chunks[i].BookID = fmt.Sprint("c", i), "t", "b"
+	}
+	require.NoError(t, x.Upsert(context.Background(), chunks))
 	for _, c := range chunks {
 		headTerms := analysis.Terms(strings.Join(c.HeadingPath, " "))
 		terms := analysis.Terms(c.Text)
@@ -403,9 +412,13 @@ func TestAnalyseMatchesTermLists(t *testing.T) {
 			text:  " " + strings.Join(terms, " ") + " ",
 			pairs: n,
 		}
-		require.Equal(t, want, analyse(&c, true, true, pairs), c.Text)
-		require.Equal(t, chunkTerms{pairs: n}, analyse(&c, false, false, pairs), c.Text)
-		require.Equal(t, chunkTerms{head: want.head}, analyse(&c, true, false, nil), c.Text)
+		for _, src := range []ChunkTerms{nil, x} {
+			require.Equal(t, want, analyse(src, &c, true, true, newPairScan(pairs)), c.Text)
+			require.Equal(t, chunkTerms{pairs: n}, analyse(src, &c, false, false, newPairScan(pairs)), c.Text)
+			require.Equal(t, chunkTerms{head: want.head}, analyse(src, &c, true, false, newPairScan(nil)), c.Text)
+			require.Equal(t, chunkTerms{text: want.text}, analyse(src, &c, false, true, newPairScan(nil)), c.Text)
+		}
 	}
-	require.Equal(t, 7, analyse(&chunks[0], false, false, pairs).pairs, "the first chunk's pairs")
+	require.Equal(t, 7, analyse(nil, &chunks[0], false, false, newPairScan(pairs)).pairs, "the first chunk's pairs")
+	require.Equal(t, 7, analyse(x, &chunks[0], false, false, newPairScan(pairs)).pairs, "the first chunk's pairs, as indexed")
 }

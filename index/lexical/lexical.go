@@ -24,6 +24,7 @@ import (
 	"container/heap"
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -74,6 +75,7 @@ type Index struct {
 	byID     map[string]int32
 	books    map[bookKey][]int32 // rows of each tenant's book, unordered
 	terms    map[string]int32    // term → term ID
+	vocab    []string            // term ID → term
 	postings [][]posting         // by term ID, in ascending row order
 	df       []int32             // live documents containing each term
 	// maxTF and minLen bound a term's BM25 weight from above (weight grows
@@ -84,6 +86,9 @@ type Index struct {
 	live     int // live rows
 	totalLen int // summed length of live rows, for the average
 	closed   bool
+
+	// seqs holds the rows' term sequences off the heap (arena.go).
+	seqs seqArena
 
 	// accs recycles the per-search score accumulators (one float64 per row).
 	accs sync.Pool
@@ -97,8 +102,14 @@ type bookKey struct{ tenant, book string }
 type lrow struct {
 	chunk  citebook.Chunk
 	length int32 // terms in the indexed text
+	head   int32 // how many of them the heading path gave
 	pos    int32 // index inside books[key]
 	dead   bool
+	// seq is the indexed text's term IDs in order, uvarint-coded (IDs
+	// are given in order of first appearance, so common terms take one or
+	// two bytes): ChunkTerms reads a candidate's terms from it instead of
+	// segmenting the text again on every search.
+	seq []byte
 }
 
 // rmeta is what admission reads for a row, kept apart from the chunk so a
@@ -137,6 +148,8 @@ func (x *Index) reset() {
 	x.byID = map[string]int32{}
 	x.books = map[bookKey][]int32{}
 	x.terms = map[string]int32{}
+	x.vocab = nil
+	x.seqs.reset()
 	x.postings = nil
 	x.df = nil
 	x.maxTF, x.minLen = nil, nil
@@ -214,10 +227,10 @@ type stored struct {
 }
 
 type counted struct {
-	chunk  citebook.Chunk
-	tf     map[string]int32
-	length int32
-	err    error
+	chunk citebook.Chunk
+	terms []string // indexText's terms in order
+	head  int32    // how many of them the heading path gave
+	err   error
 }
 
 func (x *Index) loadBatch(raw []stored) error {
@@ -232,7 +245,7 @@ func (x *Index) loadBatch(raw []stored) error {
 				o := &out[i]
 				if o.err = json.Unmarshal(raw[i].data, &o.chunk); o.err == nil {
 					o.chunk.Retired = raw[i].retired
-					o.tf, o.length = termCounts(&o.chunk)
+					o.terms, o.head = segment(&o.chunk)
 				}
 			}
 		}()
@@ -242,7 +255,7 @@ func (x *Index) loadBatch(raw []stored) error {
 		if out[i].err != nil {
 			return citebook.Wrap(out[i].err, citebook.EINTERNAL, "lexical index row is corrupt")
 		}
-		x.putCounted(out[i].chunk, out[i].tf, out[i].length)
+		x.putCounted(out[i].chunk, out[i].terms, out[i].head)
 	}
 	return nil
 }
@@ -328,37 +341,75 @@ func (x *Index) write(ctx context.Context, stmt string, n int, args func(int) ([
 	return nil
 }
 
-// indexText is what a chunk is found by: its headings as well as its text,
-// since questions often name the section they are about.
+// indexText is what a chunk is found by: its headings and index-only
+// context (a continued table's caption and column years) as well as its
+// text, since questions often name the section and the period they are about.
 func indexText(c *citebook.Chunk) string {
+	text := c.FoundBy()
 	if len(c.HeadingPath) == 0 {
-		return c.Text
+		return text
 	}
-	return strings.Join(c.HeadingPath, " ") + "\n" + c.Text
+	return strings.Join(c.HeadingPath, " ") + "\n" + text
 }
 
 // termCounts segments a chunk and counts each term.
 func termCounts(c *citebook.Chunk) (map[string]int32, int32) {
-	ts := analysis.Terms(indexText(c))
+	ts, _ := segment(c)
+	return counts(ts), int32(len(ts))
+}
+
+func counts(ts []string) map[string]int32 {
 	tf := make(map[string]int32, len(ts))
 	for _, t := range ts {
 		tf[t]++
 	}
-	return tf, int32(len(ts))
+	return tf
+}
+
+// segment returns indexText's terms and how many of them come from the
+// heading path. Segmenting the joined text gives the heading's terms and
+// then the text's (the newline between them is a boundary for every step
+// of the analysis; FuzzSegmentSplitsAtHeading checks it), so the two parts
+// are what analysing the heading path and the text apart gives.
+func segment(c *citebook.Chunk) ([]string, int32) {
+	ts := analysis.Terms(indexText(c))
+	if len(c.HeadingPath) == 0 {
+		return ts, 0
+	}
+	head := 0
+	analysis.EachTerm(strings.Join(c.HeadingPath, " "), func([]byte) { head++ })
+	return ts, int32(min(head, len(ts)))
 }
 
 // put indexes c, replacing any chunk with its ID. Callers hold mu.
 func (x *Index) put(c citebook.Chunk) {
-	tf, length := termCounts(&c)
-	x.putCounted(c, tf, length)
+	ts, head := segment(&c)
+	x.putCounted(c, ts, head)
 }
 
 // putCounted is put with the chunk already segmented.
-func (x *Index) putCounted(c citebook.Chunk, tf map[string]int32, length int32) {
+func (x *Index) putCounted(c citebook.Chunk, ts []string, head int32) {
 	x.remove(c.ID)
 	r := int32(len(x.rows))
 	key := bookKey{c.Tenant, c.BookID}
-	x.rows = append(x.rows, lrow{chunk: c, length: length, pos: int32(len(x.books[key]))})
+	length := int32(len(ts))
+	seq := make([]byte, 0, len(ts)+len(ts)/2)
+	tf := map[int32]int32{}
+	for _, t := range ts {
+		id, ok := x.terms[t]
+		if !ok {
+			id = int32(len(x.postings))
+			x.terms[t] = id
+			x.vocab = append(x.vocab, t)
+			x.postings = append(x.postings, nil)
+			x.df = append(x.df, 0)
+			x.maxTF = append(x.maxTF, 0)
+			x.minLen = append(x.minLen, math.MaxInt32)
+		}
+		seq = binary.AppendUvarint(seq, uint64(id))
+		tf[id]++
+	}
+	x.rows = append(x.rows, lrow{chunk: c, length: length, head: head, pos: int32(len(x.books[key])), seq: x.seqs.copyIn(seq)})
 	pid, ok := x.parents[c.ParentID]
 	if !ok {
 		pid = int32(len(x.parents))
@@ -369,16 +420,7 @@ func (x *Index) putCounted(c citebook.Chunk, tf map[string]int32, length int32) 
 	x.byID[c.ID] = r
 	x.live++
 	x.totalLen += int(length)
-	for t, n := range tf {
-		id, ok := x.terms[t]
-		if !ok {
-			id = int32(len(x.postings))
-			x.terms[t] = id
-			x.postings = append(x.postings, nil)
-			x.df = append(x.df, 0)
-			x.maxTF = append(x.maxTF, 0)
-			x.minLen = append(x.minLen, math.MaxInt32)
-		}
+	for id, n := range tf {
 		x.postings[id] = append(x.postings[id], posting{r, n})
 		x.df[id]++
 		x.maxTF[id] = max(x.maxTF[id], n)
@@ -405,9 +447,10 @@ func (x *Index) remove(id string) {
 	} else {
 		x.books[key] = rs
 	}
-	tf, _ := termCounts(&row.chunk)
-	for t := range tf {
-		x.df[x.terms[t]]--
+	ids := decodeSeq(row.seq, nil)
+	slices.Sort(ids)
+	for _, id := range slices.Compact(ids) {
+		x.df[id]--
 	}
 	x.live--
 	x.totalLen -= int(row.length)
@@ -491,6 +534,7 @@ func (x *Index) Search(ctx context.Context, query string, f citebook.Filter, k i
 	}
 	h := x.topK(qterms, allowed.Bits, k)
 	sort.Slice(h, func(i, j int) bool { return h[i].better(h[j]) })
+	hits = make([]citebook.Hit, 0, len(h))
 	for _, c := range h {
 		hits = append(hits, citebook.Hit{Chunk: x.rows[c.row].chunk.Clone(), Score: c.score})
 	}

@@ -32,6 +32,13 @@ const (
 
 type postBatchMsg struct{ Row, TF []int32 }
 
+// seqBatchMsg holds the term sequences (lrow.seq) of one batch of rows,
+// concatenated: row i's is the next Len[i] bytes of Data.
+type seqBatchMsg struct {
+	Len  []int32
+	Data []byte
+}
+
 // noSnapshot is snapGen before any snapshot was saved or loaded.
 const noSnapshot = ^uint64(0)
 
@@ -49,17 +56,19 @@ var snapFormat = func() string {
 	for _, k := range keys {
 		fmt.Fprintf(h, "%s=%d\x00", k, tf[k])
 	}
-	return fmt.Sprintf("lexical v3 analysis %x/%d", h.Sum64(), n)
+	return fmt.Sprintf("lexical v4 analysis %x/%d", h.Sum64(), n)
 }()
 
 // snap is the in-memory index in gob's terms: per-row fields in row order
 // and where each term's postings start. The rows' chunks follow it in gob
-// messages of at most snapBatch chunks (a dead row as a zero chunk), then
+// messages of at most snapBatch chunks (a dead row as a zero chunk), each
+// followed by those rows' term sequences (seqBatchMsg), then
 // all postings in term order in postBatch messages of at most postBatch
 // postings, so no message buffer holds the whole library at once.
 type snap struct {
 	Rows            int
 	Length, Pos     []int32
+	Head            []int32
 	Dead            []bool
 	Version, Retire []int
 	Parent          []int32
@@ -85,20 +94,44 @@ func (x *Index) loadSnapshot(ctx context.Context) error {
 			return fmt.Errorf("%d rows claimed in %d bytes", n, size)
 		}
 		chunks := make([]citebook.Chunk, 0, n)
+		seqs := make([][]byte, 0, n)
 		for len(chunks) < n {
 			var batch []citebook.Chunk
 			if err := dec.Decode(&batch); err != nil {
 				return err
 			}
 			chunks = append(chunks, batch...)
+			var sb seqBatchMsg
+			if err := dec.Decode(&sb); err != nil {
+				return err
+			}
+			if len(sb.Len) != len(batch) {
+				return fmt.Errorf("%d term sequences for %d rows", len(sb.Len), len(batch))
+			}
+			data := sb.Data
+			for _, l := range sb.Len {
+				if l < 0 || int(l) > len(data) {
+					return fmt.Errorf("term sequence overruns its batch")
+				}
+				if !validSeq(data[:l], len(sn.Terms)) {
+					return fmt.Errorf("term sequence names an unknown term")
+				}
+				seqs = append(seqs, x.seqs.copyIn(data[:l]))
+				data = data[l:]
+			}
 		}
-		if len(chunks) != n || len(sn.Length) != n || len(sn.Pos) != n || len(sn.Dead) != n || len(sn.Version) != n || len(sn.Retire) != n ||
+		if len(chunks) != n || len(seqs) != n || len(sn.Head) != n || len(sn.Length) != n || len(sn.Pos) != n || len(sn.Dead) != n || len(sn.Version) != n || len(sn.Retire) != n ||
 			len(sn.Parent) != n || len(sn.PostOff) != len(sn.Terms)+1 || len(sn.DF) != len(sn.Terms) ||
 			len(sn.MaxTF) != len(sn.Terms) || len(sn.MinLen) != len(sn.Terms) || sn.PostOff[len(sn.Terms)] < 0 {
 			return fmt.Errorf("inconsistent lengths")
 		}
 		total := sn.PostOff[len(sn.Terms)]
-		flat := make([]posting, 0, total)
+		if total > size {
+			return fmt.Errorf("%d postings claimed in %d bytes", total, size)
+		}
+		// Off the heap (arena.go); a posting appended later moves its
+		// term's list to the heap, since each list is capped.
+		flat := x.seqs.postings(int(total))[:0]
 		for int64(len(flat)) < total {
 			var pb postBatchMsg
 			if err := dec.Decode(&pb); err != nil {
@@ -123,7 +156,7 @@ func (x *Index) loadSnapshot(ctx context.Context) error {
 			x.parents[p] = int32(id)
 		}
 		for r := range n {
-			x.rows[r] = lrow{chunk: chunks[r], length: sn.Length[r], pos: sn.Pos[r], dead: sn.Dead[r]}
+			x.rows[r] = lrow{chunk: chunks[r], length: sn.Length[r], head: sn.Head[r], pos: sn.Pos[r], dead: sn.Dead[r], seq: seqs[r]}
 			if sn.Dead[r] {
 				continue
 			}
@@ -139,6 +172,7 @@ func (x *Index) loadSnapshot(ctx context.Context) error {
 			x.books[key] = rs
 		}
 		x.postings = make([][]posting, len(sn.Terms))
+		x.vocab = sn.Terms
 		for id, t := range sn.Terms {
 			x.terms[t] = int32(id)
 			lo, hi := sn.PostOff[id], sn.PostOff[id+1]
@@ -158,22 +192,20 @@ func (x *Index) loadSnapshot(ctx context.Context) error {
 func (x *Index) saveSnapshot(gen uint64) error {
 	t0 := time.Now()
 	n := len(x.rows)
-	sn := snap{Rows: n, Length: make([]int32, n), Pos: make([]int32, n), Dead: make([]bool, n),
+	sn := snap{Rows: n, Length: make([]int32, n), Pos: make([]int32, n), Head: make([]int32, n), Dead: make([]bool, n),
 		Version: make([]int, n), Retire: make([]int, n), Parent: make([]int32, n),
 		ParentIDs: make([]string, len(x.parents)), Terms: make([]string, len(x.postings)),
 		PostOff: make([]int64, 0, len(x.postings)+1), DF: x.df, MaxTF: x.maxTF, MinLen: x.minLen, Live: x.live, TotalLen: x.totalLen}
 	for r := range x.rows {
 		row := &x.rows[r]
-		sn.Length[r], sn.Pos[r], sn.Dead[r] = row.length, row.pos, row.dead
+		sn.Length[r], sn.Pos[r], sn.Head[r], sn.Dead[r] = row.length, row.pos, row.head, row.dead
 		m := x.meta[r]
 		sn.Version[r], sn.Retire[r], sn.Parent[r] = m.version, m.retired, m.parent
 	}
 	for p, id := range x.parents {
 		sn.ParentIDs[id] = p
 	}
-	for t, id := range x.terms {
-		sn.Terms[id] = t
-	}
+	copy(sn.Terms, x.vocab)
 	var total int64
 	for _, ps := range x.postings {
 		sn.PostOff = append(sn.PostOff, total)
@@ -186,13 +218,20 @@ func (x *Index) saveSnapshot(gen uint64) error {
 			return err
 		}
 		batch := make([]citebook.Chunk, 0, snapBatch)
+		var sb seqBatchMsg
 		for r := range x.rows {
 			batch = append(batch, x.rows[r].chunk)
+			sb.Len = append(sb.Len, int32(len(x.rows[r].seq)))
+			sb.Data = append(sb.Data, x.rows[r].seq...)
 			if len(batch) == snapBatch || r == len(x.rows)-1 {
 				if err := enc.Encode(batch); err != nil {
 					return err
 				}
+				if err := enc.Encode(&sb); err != nil {
+					return err
+				}
 				batch = batch[:0]
+				sb.Len, sb.Data = sb.Len[:0], sb.Data[:0]
 			}
 		}
 		var pb postBatchMsg

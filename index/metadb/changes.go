@@ -19,8 +19,14 @@ func newOrigin() string {
 	return hex.EncodeToString(raw[:])
 }
 
+// accessChange is the book ID of a change-log row recording a change of who
+// may read what (a grant, a book's groups or tenant, a deactivation): it
+// advances the generation, by which access caches know to read again
+// (acl.Resolver.Cache), and names no book for followers to reload.
+const accessChange = ""
+
 // logChange records, inside the transaction making it, that a book's served
-// state changed (a version switch or a deletion). Generations must become
+// state changed (a version switch or a deletion), or access (accessChange). Generations must become
 // visible in order (a follower that has read gen N skips everything below
 // it): SQLite has one writer at a time anyway; PostgreSQL draws identity
 // values before commit, so its dialect locks the table first and holds the
@@ -62,7 +68,7 @@ func (d *DB) Changes(ctx context.Context, since int64) (index.Changes, error) {
 		return ch, nil
 	}
 	books, err := queryAll(ctx, d.db, "read changes", func(sc scanner) (id string, err error) { return id, sc.Scan(&id) },
-		`SELECT DISTINCT book_id FROM changes WHERE gen > ? AND gen <= ? AND origin <> ?`, since, ch.Gen, d.origin)
+		`SELECT DISTINCT book_id FROM changes WHERE gen > ? AND gen <= ? AND origin <> ? AND book_id <> ''`, since, ch.Gen, d.origin)
 	ch.Books = books
 	return ch, err
 }

@@ -85,11 +85,12 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (_ *Library, err erro
 	RecoverJobs(ctx, l.Meta, log)
 	grants := acl.NewStore(l.Meta.SQL())
 	l.Grants = acl.NewManager(grants, l.Meta, l.Meta)
-	l.ACL = acl.NewResolver(l.Meta, grants, l.Meta)
 	// Before the stores load, so a change committed meanwhile is reloaded.
 	if l.Follow, err = index.NewFollower(ctx, l.Meta, log); err != nil {
 		return nil, err
 	}
+	// Books and grants are read again only when the change log moved.
+	l.ACL = acl.NewResolver(l.Meta, grants, l.Meta).Cache(l.Follow.Generation)
 	if l.Embed, err = embedder.New(c.Embed); err != nil {
 		return nil, err
 	}

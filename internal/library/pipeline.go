@@ -27,6 +27,7 @@ func (l *Library) Deps() qa.Deps {
 		Terms:    analysis.Terms,
 		EachTerm: analysis.EachTerm,
 		Books:    l.Meta,
+		Begin:    l.Follow.Begin,
 		Logger:   l.Log,
 		Geometry: l.Meta,
 	}
@@ -35,6 +36,12 @@ func (l *Library) Deps() qa.Deps {
 	// such (searches sync before the statistics are read).
 	if s, ok := l.Lexical.(qa.TermStats); ok {
 		deps.Stats = s
+	}
+	// Candidates' terms as indexed, read instead of segmenting their texts
+	// again on each search. No sync needed: a chunk the index does not
+	// hold as the search returned it is segmented.
+	if s, ok := l.Lexical.(qa.ChunkTerms); ok {
+		deps.ChunkTerms = s
 	}
 	if mem, ok := l.Vectors.(index.ChunkReader); ok {
 		// The embedded store holds every chunk whole: book routing reads
@@ -55,17 +62,32 @@ func (l *Library) Deps() qa.Deps {
 func (l *Library) Pipeline() (*qa.Pipeline, error) {
 	c := l.Config
 	deps := l.Deps()
+	if err := c.checkLLMFor(); err != nil {
+		return nil, err
+	}
+	deps.Answerer = qa.NewExtractive(analysis.Terms)
 	switch c.LLM.Provider {
 	case "", LLMNone:
-		deps.Answerer = qa.NewExtractive(analysis.Terms)
 	case "openai", "ollama":
 		m, err := qa.OpenModel(c.LLM)
 		if err != nil {
 			return nil, err
 		}
-		deps.Answerer = qa.NewLLMAnswerer(m, c.Answerer()).Constrain(c.LLM).Timeout(c.LLM.Timeout)
-		deps.Fallback = qa.NewExtractive(analysis.Terms)
+		if c.usesLLM(LLMAnswer) {
+			deps.Answerer = qa.NewLLMAnswerer(m, c.Answerer()).Constrain(c.LLM).Timeout(c.LLM.Timeout)
+			deps.Fallback = qa.NewExtractive(analysis.Terms)
+		}
 		deps.Planner = qa.NewLLMPlanner(m)
+		if c.usesLLM(LLMRerank) && c.Rerank.URL == "" {
+			if deps.Reranker, err = qa.NewLLMReranker(c.LLM, c.Rerank.LLM); err != nil {
+				return nil, err
+			}
+		}
+		if c.usesLLM(LLMRewrite) {
+			if deps.Rewriter, err = qa.NewLLMRewriter(c.LLM); err != nil {
+				return nil, err
+			}
+		}
 	default:
 		return nil, citebook.Errorf(citebook.EINVALID, "unknown --llm %q (none, openai or ollama)", c.LLM.Provider)
 	}

@@ -1,0 +1,132 @@
+package lexical
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"github.com/citebook/citebook"
+)
+
+// ChunkTerms calls fn for each term of chunk c as the index analysed it
+// when the chunk was indexed, in order: the heading path's terms first
+// (head true), then the text's — what analysis.EachTerm gives for
+// strings.Join(c.HeadingPath, " ") and then for c.Text. want names the
+// terms the caller looks for: w is the term's index in want, -1 for any
+// other; name returns the term itself, when the caller needs more than w
+// (only during that call of fn). It returns false, without calling fn, when
+// the index does not hold c as given (no chunk with its ID, or one with
+// another heading path or text); the caller then segments the text itself.
+// The answering pipeline reads every candidate's terms on each search (its
+// threshold and query features), and segmenting them again was a third of
+// a search's CPU. fn runs under the index's read lock and must not call
+// the index.
+func (x *Index) ChunkTerms(c *citebook.Chunk, want []string, fn func(w int, head bool, name func() string)) bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	r, ok := x.byID[c.ID]
+	if !ok {
+		return false
+	}
+	row := &x.rows[r]
+	if row.dead || row.chunk.Text != c.Text || !slices.Equal(row.chunk.HeadingPath, c.HeadingPath) {
+		return false
+	}
+	var buf [16]int32
+	ids := buf[:0]
+	var mask uint64 // bit id%64 of each wanted ID: most terms skip the scan of ids
+	for _, t := range want {
+		id, ok := x.terms[t]
+		if !ok {
+			id = -1
+		} else {
+			mask |= 1 << (uint(id) & 63)
+		}
+		ids = append(ids, id)
+	}
+	var id int32
+	name := func() string { return x.vocab[id] }
+	seq, head := row.seq, int(row.head)
+	for i := 0; len(seq) > 0; i++ {
+		// One- and two-byte codes (IDs below 16384: most terms of most
+		// books) inline; longer ones through binary.Uvarint.
+		var v uint64
+		switch b := seq[0]; {
+		case b < 0x80:
+			v, seq = uint64(b), seq[1:]
+		case len(seq) > 1 && seq[1] < 0x80:
+			v, seq = uint64(b&0x7f)|uint64(seq[1])<<7, seq[2:]
+		default:
+			u, n := binary.Uvarint(seq)
+			if n <= 0 {
+				return true // putCounted and the snapshot's loader check every sequence
+			}
+			v, seq = u, seq[n:]
+		}
+		if v >= uint64(len(x.vocab)) {
+			return true
+		}
+		id = int32(v)
+		w := -1
+		if mask&(1<<(uint(id)&63)) != 0 {
+			for j, wid := range ids {
+				if wid == id {
+					w = j
+					break
+				}
+			}
+		}
+		fn(w, i < head, name)
+	}
+	return true
+}
+
+// Holds reports which of want (the first 64) the chunk's indexed text —
+// heading path and text — holds, bit i for want[i], from the postings
+// without reading the chunk's terms; ok is false as for ChunkTerms. The
+// proximity feature counts the question's term pairs adjacent in a
+// candidate, which a candidate lacking one term of every pair cannot have.
+func (x *Index) Holds(c *citebook.Chunk, want []string) (mask uint64, ok bool) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	r, ok := x.byID[c.ID]
+	if !ok {
+		return 0, false
+	}
+	row := &x.rows[r]
+	if row.dead || row.chunk.Text != c.Text || !slices.Equal(row.chunk.HeadingPath, c.HeadingPath) {
+		return 0, false
+	}
+	for i, t := range want[:min(len(want), 64)] {
+		if id, ok := x.terms[t]; ok {
+			if _, ok := find(x.postings[id], r); ok {
+				mask |= 1 << i
+			}
+		}
+	}
+	return mask, true
+}
+
+// validSeq reports whether seq codes only IDs below terms.
+func validSeq(seq []byte, terms int) bool {
+	for len(seq) > 0 {
+		v, n := binary.Uvarint(seq)
+		if n <= 0 || v >= uint64(terms) {
+			return false
+		}
+		seq = seq[n:]
+	}
+	return true
+}
+
+// decodeSeq appends the term IDs coded in seq to ids.
+func decodeSeq(seq []byte, ids []int32) []int32 {
+	for len(seq) > 0 {
+		v, n := binary.Uvarint(seq)
+		if n <= 0 {
+			break
+		}
+		ids = append(ids, int32(v))
+		seq = seq[n:]
+	}
+	return ids
+}

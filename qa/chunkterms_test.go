@@ -1,0 +1,76 @@
+package qa_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/analysis"
+	"github.com/citebook/citebook/qa"
+)
+
+// TestIndexedTermsRankAsSegmenting: reading candidates' terms from the
+// lexical index (Deps.ChunkTerms) retrieves, scores, keeps and drops
+// exactly what segmenting their texts on each search does, for English,
+// FinanceBench and Chinese questions, including ones that name statements
+// and synonyms (the heading and phrase features) and term pairs.
+func TestIndexedTermsRankAsSegmenting(t *testing.T) {
+	lib := shared(t)
+	ctx := context.Background()
+	require.NotNil(t, lib.Deps().ChunkTerms, "the library's lexical index keeps chunks' terms")
+	read := &countingTerms{src: lib.Deps().ChunkTerms}
+	indexed := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{}, func(d *qa.Deps) { d.ChunkTerms = read })
+	segmenting := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{}, func(d *qa.Deps) { d.ChunkTerms = nil })
+	for _, tc := range []struct {
+		p citebook.Principal
+		q string
+	}{
+		{alice, "How do I change the length of an object?"},
+		{alice, "What is a data frame and how is it created?"},
+		{alice, "How are missing values represented in R?"},
+		{alice, "Which function fits a linear model by least squares?"},
+		{bob, "What is a device tree blob and how does the kernel read it?"},
+		{bob, "what time is dinner today?"},
+		{analyst, "What was the total revenue in the second quarter?"},
+		{analyst, "Did cash flows from operating activities improve?"},
+		{analyst, "What were the capital expenditures reported in the cash flow statement?"},
+		{lin, "如何插入数学公式?"},
+		{lin, "LaTeX 中如何设置页边距？"},
+	} {
+		a, err := indexed.Ask(ctx, tc.p, qa.Request{Question: tc.q, K: 10}, nil)
+		require.NoError(t, err, tc.q)
+		b, err := segmenting.Ask(ctx, tc.p, qa.Request{Question: tc.q, K: 10}, nil)
+		require.NoError(t, err, tc.q)
+		require.NotEmpty(t, b.Trace.Retrieved, tc.q)
+		require.Equal(t, b.Trace.Retrieved, a.Trace.Retrieved, tc.q)
+		require.Equal(t, b.Trace.Dropped, a.Trace.Dropped, tc.q)
+		require.Equal(t, b.Answer, a.Answer, tc.q)
+		require.Equal(t, b.Citations, a.Citations, tc.q)
+	}
+	// Every candidate is read from the index (the searches return the
+	// chunks as indexed), none segmented.
+	require.Positive(t, read.held.Load())
+	require.Zero(t, read.missed.Load())
+}
+
+func (c *countingTerms) Holds(ch *citebook.Chunk, want []string) (uint64, bool) {
+	return c.src.Holds(ch, want)
+}
+
+type countingTerms struct {
+	src          qa.ChunkTerms
+	held, missed atomic.Int64
+}
+
+func (c *countingTerms) ChunkTerms(ch *citebook.Chunk, want []string, fn func(int, bool, func() string)) bool {
+	ok := c.src.ChunkTerms(ch, want, fn)
+	if ok {
+		c.held.Add(1)
+	} else {
+		c.missed.Add(1)
+	}
+	return ok
+}
