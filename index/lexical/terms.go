@@ -23,14 +23,63 @@ import (
 func (x *Index) ChunkTerms(c *citebook.Chunk, want []string, fn func(w int, head bool, name func() string)) bool {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	r, ok := x.byID[c.ID]
+	row, ok := x.row(c)
 	if !ok {
 		return false
 	}
-	row := &x.rows[r]
-	if row.dead || row.chunk.Text != c.Text || !slices.Equal(row.chunk.HeadingPath, c.HeadingPath) {
+	x.scan(row, want, func(w, i, _ int, name func() string) { fn(w, i < int(row.head), name) })
+	return true
+}
+
+// ChunkSentences calls fn for each term of chunk c's text (not its
+// heading path) as ChunkTerms does, with the index of the sentence of
+// analysis.Sentences(c.Text) it falls in: segmenting those sentences one
+// by one gives exactly these terms. It returns false, without calling fn,
+// as ChunkTerms does, and when the index kept no sentence boundaries for
+// the chunk (sentenceEnds). The key-term coverage feature weighs windows
+// of consecutive sentences of the best candidates, and splitting and
+// segmenting their sentences again was a tenth of a search's CPU.
+func (x *Index) ChunkSentences(c *citebook.Chunk, want []string, fn func(w, sent int, name func() string)) bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	row, ok := x.row(c)
+	// A text with terms ends with the mark after its last sentence (a
+	// uvarint's last byte is never 0 otherwise), unless sentenceEnds gave
+	// none.
+	if !ok || row.length > row.head && (len(row.seq) == 0 || row.seq[len(row.seq)-1] != sentMark) {
 		return false
 	}
+	head := int(row.head)
+	x.scan(row, want, func(w, i, sent int, name func() string) {
+		if i >= head {
+			fn(w, sent, name)
+		}
+	})
+	return true
+}
+
+// sentMark ends each sentence of a chunk's text in lrow.seq, where terms
+// are coded as ID+1.
+const sentMark = 0
+
+// row returns c's row when the index holds c as given: its ID, with the
+// same heading path and text. Callers hold mu.
+func (x *Index) row(c *citebook.Chunk) (*lrow, bool) {
+	r, ok := x.byID[c.ID]
+	if !ok {
+		return nil, false
+	}
+	row := &x.rows[r]
+	if row.dead || row.chunk.Text != c.Text || !slices.Equal(row.chunk.HeadingPath, c.HeadingPath) {
+		return nil, false
+	}
+	return row, true
+}
+
+// scan decodes row's sequence, calling fn for each term with its index in
+// want (-1: another term), its position among the row's terms, and how
+// many sentence marks precede it. Callers hold mu.
+func (x *Index) scan(row *lrow, want []string, fn func(w, i, sent int, name func() string)) {
 	var buf [16]int32
 	ids := buf[:0]
 	var mask uint64 // bit id%64 of each wanted ID: most terms skip the scan of ids
@@ -45,12 +94,16 @@ func (x *Index) ChunkTerms(c *citebook.Chunk, want []string, fn func(w int, head
 	}
 	var id int32
 	name := func() string { return x.vocab[id] }
-	seq, head := row.seq, int(row.head)
-	for i := 0; len(seq) > 0; i++ {
-		// One- and two-byte codes (IDs below 16384: most terms of most
+	seq, i, sent := row.seq, 0, 0
+	for len(seq) > 0 {
+		// One- and two-byte codes (IDs below 16383: most terms of most
 		// books) inline; longer ones through binary.Uvarint.
 		var v uint64
 		switch b := seq[0]; {
+		case b == sentMark:
+			seq = seq[1:]
+			sent++
+			continue
 		case b < 0x80:
 			v, seq = uint64(b), seq[1:]
 		case len(seq) > 1 && seq[1] < 0x80:
@@ -58,14 +111,14 @@ func (x *Index) ChunkTerms(c *citebook.Chunk, want []string, fn func(w int, head
 		default:
 			u, n := binary.Uvarint(seq)
 			if n <= 0 {
-				return true // putCounted and the snapshot's loader check every sequence
+				return // putCounted and the snapshot's loader check every sequence
 			}
 			v, seq = u, seq[n:]
 		}
-		if v >= uint64(len(x.vocab)) {
-			return true
+		if v > uint64(len(x.vocab)) {
+			return
 		}
-		id = int32(v)
+		id = int32(v - 1)
 		w := -1
 		if mask&(1<<(uint(id)&63)) != 0 {
 			for j, wid := range ids {
@@ -75,9 +128,9 @@ func (x *Index) ChunkTerms(c *citebook.Chunk, want []string, fn func(w int, head
 				}
 			}
 		}
-		fn(w, i < head, name)
+		fn(w, i, sent, name)
+		i++
 	}
-	return true
 }
 
 // Holds reports which of want (the first 64) the chunk's indexed text —
@@ -88,14 +141,10 @@ func (x *Index) ChunkTerms(c *citebook.Chunk, want []string, fn func(w int, head
 func (x *Index) Holds(c *citebook.Chunk, want []string) (mask uint64, ok bool) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	r, ok := x.byID[c.ID]
-	if !ok {
+	if _, held := x.row(c); !held {
 		return 0, false
 	}
-	row := &x.rows[r]
-	if row.dead || row.chunk.Text != c.Text || !slices.Equal(row.chunk.HeadingPath, c.HeadingPath) {
-		return 0, false
-	}
+	r := x.byID[c.ID]
 	for i, t := range want[:min(len(want), 64)] {
 		if id, ok := x.terms[t]; ok {
 			if _, ok := find(x.postings[id], r); ok {
@@ -106,11 +155,11 @@ func (x *Index) Holds(c *citebook.Chunk, want []string) (mask uint64, ok bool) {
 	return mask, true
 }
 
-// validSeq reports whether seq codes only IDs below terms.
+// validSeq reports whether seq codes only IDs below terms (and marks).
 func validSeq(seq []byte, terms int) bool {
 	for len(seq) > 0 {
 		v, n := binary.Uvarint(seq)
-		if n <= 0 || v >= uint64(terms) {
+		if n <= 0 || v > uint64(terms) {
 			return false
 		}
 		seq = seq[n:]
@@ -125,7 +174,9 @@ func decodeSeq(seq []byte, ids []int32) []int32 {
 		if n <= 0 {
 			break
 		}
-		ids = append(ids, int32(v))
+		if v != sentMark {
+			ids = append(ids, int32(v-1))
+		}
 		seq = seq[n:]
 	}
 	return ids

@@ -140,7 +140,7 @@ func FuzzSegmentSplitsAtHeading(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, head, text string) {
 		c := citebook.Chunk{HeadingPath: []string{head}, Text: text}
-		ts, n := segment(&c)
+		ts, n, _ := segment(&c)
 		h, b := analysis.Terms(head), analysis.Terms(text)
 		require.Equal(t, len(h), int(n))
 		require.Equal(t, append(h, b...), ts)
