@@ -101,20 +101,29 @@ type Parent struct {
 // A chunk is visible in book versions [Version, Retired); Retired is 0 while
 // the chunk is still part of the newest build.
 type Chunk struct {
-	ID           string     `json:"id"`
-	BookID       string     `json:"book_id"`
-	Version      int        `json:"version"`
-	Retired      int        `json:"retired,omitempty"`
-	ParentID     string     `json:"parent_id"`
-	Ordinal      int        `json:"ordinal"`
-	HeadingPath  []string   `json:"heading_path"`
-	PageStart    int        `json:"page_start,omitempty"`
-	PageEnd      int        `json:"page_end,omitempty"`
-	PrintedStart string     `json:"printed_page_start,omitempty"`
-	PrintedEnd   string     `json:"printed_page_end,omitempty"`
-	CharStart    int        `json:"char_start"` // byte offsets into the book's cleaned text
-	CharEnd      int        `json:"char_end"`
-	Text         string     `json:"text"`
+	ID           string   `json:"id"`
+	BookID       string   `json:"book_id"`
+	Version      int      `json:"version"`
+	Retired      int      `json:"retired,omitempty"`
+	ParentID     string   `json:"parent_id"`
+	Ordinal      int      `json:"ordinal"`
+	HeadingPath  []string `json:"heading_path"`
+	PageStart    int      `json:"page_start,omitempty"`
+	PageEnd      int      `json:"page_end,omitempty"`
+	PrintedStart string   `json:"printed_page_start,omitempty"`
+	PrintedEnd   string   `json:"printed_page_end,omitempty"`
+	CharStart    int      `json:"char_start"` // byte offsets into the book's cleaned text
+	CharEnd      int      `json:"char_end"`
+	Text         string   `json:"text"`
+	// IndexContext is text a chunk is found by but that is not part of it:
+	// the caption and header rows (column years, period labels) of a table
+	// the chunk continues, which the page prints only above the table's
+	// first chunk — without it "1,577" in a statement's second chunk has no
+	// "2018". The lexical index and the embedder read it beside the heading
+	// path; it is never quoted or cited (a quote must lie in Text), so
+	// citations still match the page, and search results carry it as a
+	// field of its own. Empty for every other chunk.
+	IndexContext string     `json:"index_context,omitempty"`
 	Tokens       int        `json:"tokens"`
 	Language     string     `json:"language,omitempty"`
 	ContentHash  string     `json:"content_hash"`
@@ -126,6 +135,17 @@ type Chunk struct {
 	// only), so any quote can be drawn as boxes on the page image. Only the
 	// metadata store keeps it: it is large, and only citations need it.
 	Geometry []WordBox `json:"-"`
+}
+
+// FoundBy is the body a chunk is matched by (its IndexContext, then its
+// Text, a line apart), without the heading path: what the lexical index
+// indexes under the headings and what the question's terms are counted in
+// when candidates are ranked and thresholded, so both see the same words.
+func (c *Chunk) FoundBy() string {
+	if c.IndexContext == "" {
+		return c.Text
+	}
+	return c.IndexContext + "\n" + c.Text
 }
 
 // Box is a rectangle on a physical page, as fractions of the page's width

@@ -46,6 +46,9 @@ type BuilderOptions struct {
 	Progress func(done, total int)
 	// Parse reads a book file; nil means ingest.ParseFile.
 	Parse func(ctx context.Context, path string) (*ingest.Document, error)
+	// Revision names the parsing rules (empty means ingest.Revision); a
+	// different revision parses a file with unchanged bytes again.
+	Revision string
 	// Logger receives operator logs; nil means slog.Default().
 	Logger *slog.Logger
 	// FailPoint, when set, is called with the name of each step of a build
@@ -116,6 +119,9 @@ func NewBuilder(meta Meta, vec VectorStore, lex LexicalIndex, emb Embedder, opts
 	}
 	if opts.Parse == nil {
 		opts.Parse = ingest.ParseFile
+	}
+	if opts.Revision == "" {
+		opts.Revision = ingest.Revision
 	}
 	log := opts.Logger
 	if log == nil {
@@ -218,6 +224,13 @@ func (b *Builder) Index(ctx context.Context, in BookInput) (*JobResult, error) {
 	}
 	contentHash := hashChunkSet(parents, chunks)
 	if st.active != nil && aclSame && st.active.Embedding == st.ev.String() && st.active.ContentHash == contentHash {
+		if st.active.SourceHash != sourceHash {
+			// Parsed again only because the bytes were hashed under other
+			// rules; remember that these rules give the same content.
+			if err := b.meta.SetSourceHash(ctx, in.BookID, st.active.Number, sourceHash); err != nil {
+				return nil, err
+			}
+		}
 		return b.unchanged(ctx, st)
 	}
 	for i := range chunks {
@@ -699,12 +712,19 @@ func embedTexts(cs []citebook.Chunk) []string {
 }
 
 // EmbedText is the text embedded for a chunk: its heading path gives a
-// short paragraph the topic it is about.
+// short paragraph the topic it is about, and a continued table's caption and
+// header rows (IndexContext) give its figures their columns. A chunk without
+// context embeds exactly as before, so a vector cache keyed on the text
+// keeps serving it.
 func EmbedText(c citebook.Chunk) string {
-	if len(c.HeadingPath) == 0 {
-		return c.Text
+	text := c.Text
+	if c.IndexContext != "" {
+		text = c.IndexContext + "\n\n" + text
 	}
-	return citebook.HeadingString(c.HeadingPath) + "\n\n" + c.Text
+	if len(c.HeadingPath) == 0 {
+		return text
+	}
+	return citebook.HeadingString(c.HeadingPath) + "\n\n" + text
 }
 
 // fail records a failed build: the version and job are marked failed with
@@ -737,13 +757,15 @@ func (b *Builder) result(st *build) *JobResult {
 		Chunks: st.job.Chunks, Embedded: st.job.Embedded, Upserted: st.job.Upserted, Deleted: st.job.Deleted}
 }
 
-// sourceHash identifies the file bytes together with the chunking options,
-// since the same file chunked differently is different content.
+// sourceHash identifies the file bytes together with the chunking options
+// and the parsing revision, since the same file chunked differently, or
+// parsed by other rules, may be different content.
 func (b *Builder) sourceHash(data []byte) string {
 	h := sha256.New()
 	h.Write(data)
 	opt, _ := json.Marshal(b.opt.Chunking)
 	h.Write(opt)
+	h.Write([]byte("\x00" + b.opt.Revision))
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -67,9 +67,10 @@ func plan(prev, next []citebook.Chunk, version int, force map[string]bool) build
 }
 
 // sameSearch reports whether a store record of o serves c: same text (the
-// ID guarantees it), parent, headings, access and embedding model.
+// ID guarantees it), index-only context, parent, headings, access and
+// embedding model.
 func sameSearch(o, c citebook.Chunk) bool {
-	return o.Text == c.Text && o.ParentID == c.ParentID && slices.Equal(o.HeadingPath, c.HeadingPath) &&
+	return o.Text == c.Text && o.IndexContext == c.IndexContext && o.ParentID == c.ParentID && slices.Equal(o.HeadingPath, c.HeadingPath) &&
 		o.Tenant == c.Tenant && slices.Equal(normGroups(o.Groups), normGroups(c.Groups)) &&
 		o.Embedding == c.Embedding && o.Language == c.Language
 }

@@ -260,10 +260,56 @@ func runSuite(t *testing.T, newStore storeFactory, target metaTarget) {
 		{"EmbeddingVersion", testEmbeddingVersion},
 		{"AccessChange", testAccessChange},
 		{"Delete", testDelete},
+		{"ParsingRevision", testParsingRevision},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.fn(t, newEnvOn(t, newStore, target)) })
 	}
+}
+
+// testParsingRevision: an unchanged file is parsed again once the parsing
+// rules change (ingest.Revision), kept unchanged when its chunks come out
+// the same, and rebuilt when they do not.
+func testParsingRevision(t *testing.T, e *env) {
+	ctx := context.Background()
+	md := writeBook(t, e.dir, "guide.md", same)
+	in := index.BookInput{BookID: "guide", Tenant: "acme", Path: md}
+	parsed := 0
+	builder := func(revision string, edit func(*ingest.Document)) *index.Builder {
+		return e.builder(index.BuilderOptions{Revision: revision, Parse: func(ctx context.Context, path string) (*ingest.Document, error) {
+			parsed++
+			doc, err := ingest.ParseFile(ctx, path)
+			if err == nil && edit != nil {
+				edit(doc)
+			}
+			return doc, err
+		}})
+	}
+	first, err := builder("r1", nil).Index(ctx, in)
+	require.NoError(t, err)
+	require.Equal(t, "completed", first.Status)
+	require.Equal(t, 1, parsed)
+
+	_, err = builder("r1", nil).Index(ctx, in)
+	require.NoError(t, err)
+	require.Equal(t, 1, parsed, "same bytes, same rules: not parsed again")
+
+	e.emb.reset(-1)
+	same, err := builder("r2", nil).Index(ctx, in)
+	require.NoError(t, err)
+	require.Equal(t, 2, parsed, "new rules: parsed again")
+	require.True(t, same.Unchanged, "same chunks under the new rules")
+	require.Zero(t, e.emb.embedded())
+	_, err = builder("r2", nil).Index(ctx, in)
+	require.NoError(t, err)
+	require.Equal(t, 2, parsed, "the new rules' hash was recorded")
+
+	// Rules that drop the last section give other chunks: a new version.
+	changed, err := builder("r3", func(d *ingest.Document) { d.Sections = d.Sections[:len(d.Sections)-1] }).Index(ctx, in)
+	require.NoError(t, err)
+	require.Equal(t, 3, parsed)
+	require.Equal(t, "completed", changed.Status)
+	require.Equal(t, 2, changed.Version)
 }
 
 func testIdempotent(t *testing.T, e *env) {

@@ -70,6 +70,10 @@ type Meta interface {
 	CreateVersion(ctx context.Context, v citebook.Version) error
 	// SetVersionStatus moves a version to status, recording msg as its error.
 	SetVersionStatus(ctx context.Context, bookID string, version int, status citebook.VersionStatus, msg string) error
+	// SetSourceHash records the source hash a version's content also
+	// matches (the same chunks parsed under a newer ingest.Revision), so
+	// the next index run of the unchanged file need not parse it again.
+	SetSourceHash(ctx context.Context, bookID string, version int, hash string) error
 	// Activate completes a version and makes it the one served, atomically.
 	Activate(ctx context.Context, bookID string, version int) error
 	// DiscardVersion removes the parent and chunk rows a failed build wrote

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"runtime"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -72,8 +74,9 @@ func FullText(doc *Document) string {
 	return sb.String()
 }
 
-// blockPos is where a block lies in the full text.
-type blockPos struct{ start, end int }
+// blockPos is where a block lies in the full text; head is where its table
+// header rows end (start when it has none).
+type blockPos struct{ start, end, head int }
 
 // unit is a piece of the full text that is never divided further: a
 // paragraph, or a slice of an oversize one.
@@ -110,7 +113,7 @@ func Split(doc *Document, bookID string, tok *Tokenizer, opt ChunkOptions) ([]ci
 			if off > 0 {
 				off += len(blockSep)
 			}
-			blocks = append(blocks, blockPos{off, off + len(b.Text)})
+			blocks = append(blocks, blockPos{off, off + len(b.Text), off + min(max(b.Header, 0), len(b.Text))})
 			c.addWords(b.Geometry, off)
 			for _, p := range b.Pages {
 				printed := p.Printed
@@ -152,11 +155,12 @@ func Split(doc *Document, bookID string, tok *Tokenizer, opt ChunkOptions) ([]ci
 		}
 		for _, r := range c.merge(units) {
 			chunks = append(chunks, citebook.Chunk{
-				BookID:    bookID,
-				Ordinal:   len(chunks),
-				CharStart: r.start,
-				CharEnd:   r.end,
-				Tokens:    r.tokens,
+				BookID:       bookID,
+				Ordinal:      len(chunks),
+				CharStart:    r.start,
+				CharEnd:      r.end,
+				Tokens:       r.tokens,
+				IndexContext: c.tableContext(blocks[first[si]:first[si+1]], r.start),
 			})
 			chunkParent = append(chunkParent, len(parents)-1)
 		}
@@ -201,6 +205,56 @@ func Split(doc *Document, bookID string, tok *Tokenizer, opt ChunkOptions) ([]ci
 		ch.HeadingPath = p.HeadingPath
 	}
 	return parents, chunks
+}
+
+// Bounds of a table's caption: the short paragraphs right above it on its
+// page (a lead-in such as "Outstanding long-term debt obligations ... are as
+// follows:", the units) that a caption found by the parser has not already
+// put in the heading path.
+const (
+	maxCaptionBlocks = 3
+	maxCaptionBytes  = 200
+)
+
+// tableContext returns the index-only context of a chunk starting at start
+// among a section's blocks: when the chunk continues a table past its header
+// rows, the table's caption and header rows, one line each, else "".
+func (c *chunker) tableContext(blocks []blockPos, start int) string {
+	i := sort.Search(len(blocks), func(i int) bool { return blocks[i].start > start }) - 1
+	if i < 0 {
+		return ""
+	}
+	b := blocks[i]
+	if b.head == b.start || start < b.head || start >= b.end {
+		return ""
+	}
+	page, _ := citebook.PageAt(c.pages, b.start)
+	var lines []string
+	for j := i - 1; j >= 0 && i-j <= maxCaptionBlocks; j-- {
+		p := blocks[j]
+		if p.end-p.start > maxCaptionBytes || p.head > p.start || footnote(c.full[p.start:p.end]) {
+			break
+		}
+		if pg, _ := citebook.PageAt(c.pages, p.start); pg != page {
+			break
+		}
+		lines = append(lines, c.full[p.start:p.end])
+	}
+	slices.Reverse(lines)
+	lines = append(lines, c.full[b.start:b.head])
+	return strings.Join(lines, "\n")
+}
+
+// footnote reports whether a paragraph opens with a footnote mark ("*",
+// "(1)", "(a)"): the end of the table above, not a caption of the next.
+func footnote(t string) bool {
+	if strings.HasPrefix(t, "*") {
+		return true
+	}
+	if len(t) >= 3 && t[0] == '(' && t[2] == ')' {
+		return t[1] >= '0' && t[1] <= '9' || t[1] >= 'a' && t[1] <= 'z'
+	}
+	return false
 }
 
 // parallel calls f for 0..n-1 on all CPUs, each index once.

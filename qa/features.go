@@ -289,7 +289,7 @@ func analyseText(c *citebook.Chunk, head, text, pairs bool, hb, tb *strings.Buil
 	}
 	if text || pairs {
 		tb.WriteByte(' ')
-		analysis.EachTerm(c.Text, func(t []byte) {
+		analysis.EachTerm(c.FoundBy(), func(t []byte) {
 			if text {
 				tb.Write(t)
 				tb.WriteByte(' ')

@@ -81,7 +81,7 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 func (p *Pipeline) present(qterms []string, qidx map[string]int, found []bool, c *citebook.Chunk) map[string]bool {
 	clear(found)
 	have := map[string]bool{}
-	text := c.Text
+	text := c.FoundBy()
 	if p.deps.ChunkTerms != nil && p.deps.ChunkTerms.ChunkTerms(c, qterms, func(w int, head bool, _ func() string) {
 		if !head && w >= 0 && !found[w] {
 			found[w] = true

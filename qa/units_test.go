@@ -90,7 +90,7 @@ func TestDefaultFusionByKind(t *testing.T) {
 		{citebook.EmbeddingVersion{Provider: "builtin", Model: "hash", Dimension: 384},
 			Fusion{Lexical: 1, Expansion: 0.2, Repeat: 0.5, Heading: 1.5, Proximity: 0.3, Cover: 0.15}},
 		{citebook.EmbeddingVersion{Provider: "openai", Model: "bge-small-en-v1.5", Dimension: 384},
-			Fusion{Lexical: 0.7, Vector: 0.3, Expansion: 0.2, Repeat: 0.5, Heading: 1, Proximity: 0.3}},
+			Fusion{Lexical: 0.7, Vector: 0.3, Expansion: 0.2, Repeat: 0.5, Heading: 1, Proximity: 0.6}},
 	} {
 		require.Equal(t, tc.want, DefaultFusion(EmbedderKind(tc.version)), tc.version.Provider)
 	}

@@ -50,6 +50,7 @@ type parseChunk struct {
 	CharEnd      int      `json:"char_end"`
 	Tokens       int      `json:"tokens"`
 	Text         string   `json:"text"`
+	IndexContext string   `json:"index_context,omitempty"` // searched, never shown: a continued table's caption and header rows
 }
 
 // newParseCmd shows what indexing a file would produce, without touching any
@@ -120,7 +121,7 @@ func buildParseOutput(doc *ingest.Document, parents []citebook.Parent, chunks []
 			ID: c.ID, ParentID: c.ParentID, HeadingPath: c.HeadingPath,
 			PageStart: intOrNil(c.PageStart), PageEnd: intOrNil(c.PageEnd),
 			PrintedStart: strOrNil(c.PrintedStart), PrintedEnd: strOrNil(c.PrintedEnd),
-			CharStart: c.CharStart, CharEnd: c.CharEnd, Tokens: c.Tokens, Text: c.Text,
+			CharStart: c.CharStart, CharEnd: c.CharEnd, Tokens: c.Tokens, Text: c.Text, IndexContext: c.IndexContext,
 		})
 	}
 	return out
@@ -143,7 +144,7 @@ func printParse(w io.Writer, out parseOutput) error {
 	for _, p := range out.Parents {
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", p.ID, pageText(p.PageStart, p.PageEnd), citebook.HeadingString(p.HeadingPath))
 	}
-	fmt.Fprintln(tw, "\nCHUNK\tPARENT\tPAGES\tPRINTED\tCHARS\tTOKENS\tTEXT\tHEADING")
+	fmt.Fprintln(tw, "\nCHUNK\tPARENT\tPAGES\tPRINTED\tCHARS\tTOKENS\tTEXT\tHEADING\tINDEX CONTEXT")
 	for _, c := range out.Chunks {
 		printed := ""
 		if c.PrintedStart != nil {
@@ -152,8 +153,8 @@ func printParse(w io.Writer, out parseOutput) error {
 				printed += "-" + *c.PrintedEnd
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d-%d\t%d\t%s\t%s\n", c.ID, c.ParentID, pageText(c.PageStart, c.PageEnd), printed,
-			c.CharStart, c.CharEnd, c.Tokens, preview(c.Text, 50), citebook.HeadingString(c.HeadingPath))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d-%d\t%d\t%s\t%s\t%s\n", c.ID, c.ParentID, pageText(c.PageStart, c.PageEnd), printed,
+			c.CharStart, c.CharEnd, c.Tokens, preview(c.Text, 50), citebook.HeadingString(c.HeadingPath), preview(c.IndexContext, 60))
 	}
 	return tw.Flush()
 }

@@ -103,6 +103,10 @@ func TestParseCommand(t *testing.T) {
 		{name: "chinese epub json small budget", args: []string{"parse", "--json", "--max-tokens", "120", corpus.Path(t, "books/debmake-doc.zh-cn.epub")}, format: "epub", maxTokens: 120, outline: "3. 工具的配置"},
 		{name: "text table", args: []string{"parse", corpus.Path(t, "books/mobydick.txt")}, contains: "CHAPTER 1. Loomings."},
 		{name: "pdf json", args: []string{"parse", "--json", corpus.Path(t, "books/WaldenFull.pdf")}, format: "pdf", paged: true, maxTokens: 400, outline: "Economy"},
+		// A statement longer than a chunk: its second chunk shows the column
+		// years it is indexed with (the cash flow statement, page 60).
+		{name: "filing json index context", args: []string{"parse", "--json", corpus.Path(t, "financebench/pdfs/3M_2018_10K.pdf")},
+			contains: `"index_context": "(Millions) 2018 2017 2016"`},
 		{name: "empty file", args: []string{"parse", empty}, code: 2, contains: "empty file"},
 		{name: "truncated epub", args: []string{"parse", truncated}, code: 2, contains: "not a valid EPUB"},
 		{name: "missing file", args: []string{"parse", filepath.Join(t.TempDir(), "nope.txt")}, code: 2, contains: "file not found"},

@@ -343,13 +343,15 @@ func (x *Index) write(ctx context.Context, stmt string, n int, args func(int) ([
 	return nil
 }
 
-// indexText is what a chunk is found by: its headings as well as its text,
-// since questions often name the section they are about.
+// indexText is what a chunk is found by: its headings and index-only
+// context (a continued table's caption and column years) as well as its
+// text, since questions often name the section and the period they are about.
 func indexText(c *citebook.Chunk) string {
+	text := c.FoundBy()
 	if len(c.HeadingPath) == 0 {
-		return c.Text
+		return text
 	}
-	return strings.Join(c.HeadingPath, " ") + "\n" + c.Text
+	return strings.Join(c.HeadingPath, " ") + "\n" + text
 }
 
 // termCounts segments a chunk and counts each term.

@@ -509,6 +509,19 @@ func (d *DB) SetVersionStatus(ctx context.Context, bookID string, version int, s
 	})
 }
 
+// SetSourceHash records another source hash for a version whose content it
+// also produces (index.Meta).
+func (d *DB) SetSourceHash(ctx context.Context, bookID string, version int, hash string) error {
+	res, err := d.db.ExecContext(ctx, `UPDATE versions SET source_hash=? WHERE book_id=? AND number=?`,
+		hash, bookID, version)
+	if err != nil {
+		return unavailable(err, "update version")
+	}
+	return affected(res, "update version", func() error {
+		return citebook.Errorf(citebook.ENOTFOUND, "version %d of book %q not found", version, bookID)
+	})
+}
+
 // Activate completes a version and makes it the one readers are served, in
 // one transaction: before it commits every reader resolves the old version,
 // after it the new one. A failed version cannot be activated, nor one whose

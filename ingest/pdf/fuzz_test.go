@@ -57,6 +57,9 @@ func FuzzParsePDF(f *testing.F) {
 				if len(b.Pages) == 0 || b.Pages[0].Offset != 0 {
 					t.Fatalf("block without a page span at offset 0: %+v", b.Pages)
 				}
+				if b.Header < 0 || b.Header > len(b.Text) {
+					t.Fatalf("table header of %d bytes in a block of %d", b.Header, len(b.Text))
+				}
 				for _, sp := range b.Pages {
 					if sp.Offset > len(b.Text) || sp.Page < 1 || sp.Page > doc.Pages {
 						t.Fatalf("bad page span %+v (text %d bytes, %d pages)", sp, len(b.Text), doc.Pages)

@@ -200,7 +200,7 @@ func paragraphs(lines []pdfLine, page int) []*pdfPara {
 	var out []*pdfPara
 	var cur *pdfPara
 	start := func(l pdfLine) {
-		cur = &pdfPara{page: page, lines: []string{l.text}, words: [][]pdfWord{l.words}, size: l.size, bold: l.bold, mono: l.mono,
+		cur = &pdfPara{page: page, lines: []string{l.text}, words: [][]pdfWord{l.words}, cells: []int{l.cells}, size: l.size, bold: l.bold, mono: l.mono,
 			nlines: 1, indented: indented(l), width: l.colRight - l.colLeft}
 		out = append(out, cur)
 	}
@@ -214,6 +214,7 @@ func paragraphs(lines []pdfLine, page int) []*pdfPara {
 			if region[i] == region[i-1] {
 				cur.lines = append(cur.lines, b.text)
 				cur.words = append(cur.words, b.words)
+				cur.cells = append(cur.cells, b.cells)
 				cur.joins = append(cur.joins, "\n")
 				cur.nlines++
 				cur.bold = cur.bold && b.bold
@@ -255,6 +256,7 @@ func paragraphs(lines []pdfLine, page int) []*pdfPara {
 		cur.lines[len(cur.lines)-1] = prev
 		cur.lines = append(cur.lines, b.text)
 		cur.words = append(cur.words, b.words)
+		cur.cells = append(cur.cells, b.cells)
 		cur.joins = append(cur.joins, sep)
 		cur.nlines++
 	}
@@ -303,6 +305,68 @@ func tableRegions(lines []pdfLine, pitch float64) []int {
 	return region
 }
 
+// maxHeaderRows bounds a table's header: a statement of changes in equity
+// stacks its column titles over five lines.
+const maxHeaderRows = 6
+
+// headerRows returns how many lines open a table as its header: the column
+// years, period labels and units ("December 31, December 31, / (Dollars in
+// millions) 2018 2017"), up to the last row of cells before the first line
+// that holds an amount. Row-group labels between ("Assets") are not header,
+// so a table whose first row already holds figures has none, and neither
+// has one without figures in its first rows (a list of subsidiaries).
+func (p *pdfPara) headerRows() int {
+	if !p.table {
+		return 0
+	}
+	n := 0
+	for i, l := range p.lines[:min(len(p.lines), maxHeaderRows+1)] {
+		if holdsAmount(l) {
+			return n
+		}
+		if i < len(p.cells) && p.cells[i] >= 2 && i < maxHeaderRows {
+			n = i + 1
+		}
+	}
+	return 0 // no figures near the top: a list set in columns, not a statement
+}
+
+// holdsAmount reports whether a table line holds a figure, not only labels:
+// a number that is not a year (1900–2099), a day after a month's name
+// ("December 31"), or a footnote mark ("(1)").
+func holdsAmount(line string) bool {
+	f := strings.Fields(line)
+	for i, w := range f {
+		t := strings.Trim(w, "$€£¥()[],.;:%*")
+		if t == "" || strings.IndexFunc(t, unicode.IsDigit) < 0 {
+			continue
+		}
+		switch {
+		case strings.Trim(t, "0123456789,.") != "":
+			continue // a word with a digit: "F-7", "Q2", "10-K"
+		case len(t) == 4 && (strings.HasPrefix(t, "19") || strings.HasPrefix(t, "20")):
+			continue
+		case len(t) <= 2 && i > 0 && monthName[strings.ToLower(strings.Trim(f[i-1], ".,"))]:
+			continue
+		case len(t) == 1 && strings.HasPrefix(w, "(") && strings.HasSuffix(w, ")"):
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// monthName holds the months' names and the usual abbreviations.
+var monthName = func() map[string]bool {
+	m := map[string]bool{}
+	for _, s := range []string{"january", "february", "march", "april", "may", "june", "july", "august",
+		"september", "october", "november", "december"} {
+		m[s], m[s[:3]] = true, true
+	}
+	m["sept"] = true
+	return m
+}()
+
 // headingLike reports whether a page paragraph is set as a heading, which
 // never continues over a page break.
 func (p *pdfPara) headingLike(body float64) bool {
@@ -315,8 +379,8 @@ func (p *pdfPara) headingLike(body float64) bool {
 
 // joinPages turns page paragraphs into document paragraphs: the last
 // paragraph of a page continues on the next page when it did not end a
-// sentence and the next page does not open with an indent, a heading or a
-// change of type.
+// sentence and the next page does not open with an indent, a heading, a
+// table's caption or a change of type.
 func joinPages(paras []*pdfPara, body float64) []*pdfUnit {
 	var units []*pdfUnit
 	for i, p := range paras {
@@ -324,7 +388,7 @@ func joinPages(paras []*pdfPara, body float64) []*pdfUnit {
 			prev := paras[i-1]
 			u := units[len(units)-1]
 			if prev.page+1 == p.page && u.parts[len(u.parts)-1] == prev && !prev.table && !p.table &&
-				!prev.headingLike(body) && !p.headingLike(body) &&
+				!prev.headingLike(body) && !p.headingLike(body) && !opensCaption(paras, i) &&
 				math.Abs(prev.size-p.size) < 0.5 && prev.mono == p.mono && !p.indented && !startsItem(p.lines[0]) &&
 				(prev.mono || !endsSentence(prev.lines[len(prev.lines)-1])) {
 				u.parts = append(u.parts, p)
@@ -334,4 +398,32 @@ func joinPages(paras []*pdfPara, body float64) []*pdfUnit {
 		units = append(units, &pdfUnit{parts: []*pdfPara{p}})
 	}
 	return units
+}
+
+// opensCaption reports whether paras[i] opens a table's caption on its page:
+// a run of title lines ("CONSOLIDATED BALANCE SHEETS / At January 1, 2023
+// and January 2, 2022 / (Dollars in Millions)"), at most maxTitleLines in
+// all, that a table follows directly. Statement titles are often set in the
+// body's type, so without this a title that opens a page was taken for the
+// end of the previous page's last paragraph (a folio, a list) and no chunk
+// of the statement carried its name.
+func opensCaption(paras []*pdfPara, i int) bool {
+	page := paras[i].page
+	lines := 0
+	for j := i; j < len(paras) && paras[j].page == page; j++ {
+		p := paras[j]
+		if p.table {
+			return j > i
+		}
+		lines += p.nlines
+		if lines > maxTitleLines || p.mono {
+			return false
+		}
+		for _, l := range p.lines {
+			if !titleLine(strings.Join(strings.Fields(l), " ")) {
+				return false
+			}
+		}
+	}
+	return false
 }

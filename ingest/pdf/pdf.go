@@ -278,6 +278,7 @@ type pdfPara struct {
 	page     int
 	lines    []string
 	words    [][]pdfWord // where each line's words are printed
+	cells    []int       // table cells of each line (pdfLine.cells)
 	joins    []string    // separator before each line after the first
 	size     float64
 	bold     bool

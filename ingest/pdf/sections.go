@@ -51,7 +51,17 @@ func (u *pdfUnit) block(doc *parsing.Document) parsing.Block {
 		sb.WriteString(t)
 	}
 	text := sb.String()
-	return parsing.Block{Text: text, Pages: spans, Geometry: alignGeometry(text, u.unitWords())}
+	b := parsing.Block{Text: text, Pages: spans, Geometry: alignGeometry(text, u.unitWords())}
+	if p := u.parts[0]; len(u.parts) == 1 {
+		if n := p.headerRows(); n > 0 {
+			// Cleaning may change a line; a header that is no longer the
+			// text's prefix is left unmarked rather than marked wrong.
+			if head := parsing.Clean(strings.Join(p.lines[:n], "\n")); head != "" && strings.HasPrefix(text, head) {
+				b.Header = len(head)
+			}
+		}
+	}
+	return b
 }
 
 // sectionsFromOutline cuts the paragraph stream at each bookmark: on the

@@ -46,6 +46,11 @@ type Block struct {
 	// Geometry places the words of Text on their pages (PDF only), with
 	// offsets into Text and lines numbered within the block.
 	Geometry []citebook.WordBox
+	// Header is how many bytes at the start of Text are a table's header
+	// rows (column years, period labels, units), so the chunker can repeat
+	// them in the index text of the table's later chunks; 0 for a block that
+	// is no table or opens with figures.
+	Header int
 }
 
 // Label returns the printed label of physical page p, or "" when unknown.
