@@ -231,7 +231,7 @@ type counted struct {
 	chunk citebook.Chunk
 	terms []string // indexText's terms in order
 	head  int32    // how many of them the heading path gave
-	ends  []int32  // sentenceEnds of the text
+	marks []int32  // where sentence marks go (sentenceMarks)
 	err   error
 }
 
@@ -247,7 +247,7 @@ func (x *Index) loadBatch(raw []stored) error {
 				o := &out[i]
 				if o.err = json.Unmarshal(raw[i].data, &o.chunk); o.err == nil {
 					o.chunk.Retired = raw[i].retired
-					o.terms, o.head, o.ends = segment(&o.chunk)
+					o.terms, o.head, o.marks = segment(&o.chunk)
 				}
 			}
 		}()
@@ -257,7 +257,7 @@ func (x *Index) loadBatch(raw []stored) error {
 		if out[i].err != nil {
 			return citebook.Wrap(out[i].err, citebook.EINTERNAL, "lexical index row is corrupt")
 		}
-		x.putCounted(out[i].chunk, out[i].terms, out[i].head, out[i].ends)
+		x.putCounted(out[i].chunk, out[i].terms, out[i].head, out[i].marks)
 	}
 	return nil
 }
@@ -369,19 +369,43 @@ func counts(ts []string) map[string]int32 {
 }
 
 // segment returns indexText's terms, how many of them come from the
-// heading path, and where the text's sentences end (sentenceEnds).
+// heading path, and before which of them sentence marks go (sentenceMarks).
 // Segmenting the joined text gives the heading's terms and then the text's
 // (the newline between them is a boundary for every step of the analysis;
 // FuzzSegmentSplitsAtHeading checks it), so the two parts are what
 // analysing the heading path and the text apart gives.
-func segment(c *citebook.Chunk) (ts []string, head int32, ends []int32) {
+func segment(c *citebook.Chunk) (ts []string, head int32, at []int32) {
 	ts = analysis.Terms(indexText(c))
 	if len(c.HeadingPath) > 0 {
 		n := 0
 		analysis.EachTerm(strings.Join(c.HeadingPath, " "), func([]byte) { n++ })
 		head = int32(min(n, len(ts)))
 	}
-	return ts, head, sentenceEnds(c.Text, ts[head:])
+	return ts, head, sentenceMarks(c, ts, head)
+}
+
+// sentenceMarks places the sentence marks of lrow.seq: where the index-only
+// context ends (when the chunk has one), then after each sentence of the
+// text, as positions in ts (a mark goes before the term there; len(ts):
+// at the end). None when the text's sentences, segmented one by one, do
+// not give the text's terms (sentenceEnds).
+func sentenceMarks(c *citebook.Chunk, ts []string, head int32) []int32 {
+	start := int(head) // the text's first term
+	var out []int32
+	if c.IndexContext != "" {
+		n := 0
+		analysis.EachTerm(c.IndexContext, func([]byte) { n++ })
+		start = min(start+n, len(ts))
+		out = append(out, int32(start))
+	}
+	ends := sentenceEnds(c.Text, ts[start:])
+	if ends == nil {
+		return nil
+	}
+	for _, e := range ends {
+		out = append(out, int32(start)+e)
+	}
+	return out
 }
 
 // sentenceEnds gives, for each sentence of analysis.Sentences(text), how
@@ -412,24 +436,22 @@ func sentenceEnds(text string, terms []string) []int32 {
 
 // put indexes c, replacing any chunk with its ID. Callers hold mu.
 func (x *Index) put(c citebook.Chunk) {
-	ts, head, ends := segment(&c)
-	x.putCounted(c, ts, head, ends)
+	ts, head, marks := segment(&c)
+	x.putCounted(c, ts, head, marks)
 }
 
 // putCounted is put with the chunk already segmented.
-func (x *Index) putCounted(c citebook.Chunk, ts []string, head int32, ends []int32) {
+func (x *Index) putCounted(c citebook.Chunk, ts []string, head int32, marks []int32) {
 	x.remove(c.ID)
 	r := int32(len(x.rows))
 	key := bookKey{c.Tenant, c.BookID}
 	length := int32(len(ts))
-	seq := make([]byte, 0, len(ts)+len(ts)/2+len(ends))
+	seq := make([]byte, 0, len(ts)+len(ts)/2+len(marks))
 	tf := map[int32]int32{}
 	for i, t := range ts {
-		// A sentence's end mark follows its last term (and comes first for
-		// a sentence without terms).
-		for len(ends) > 0 && int(ends[0]) == i-int(head) {
+		for len(marks) > 0 && int(marks[0]) == i {
 			seq = append(seq, sentMark)
-			ends = ends[1:]
+			marks = marks[1:]
 		}
 		id, ok := x.terms[t]
 		if !ok {
@@ -444,7 +466,7 @@ func (x *Index) putCounted(c citebook.Chunk, ts []string, head int32, ends []int
 		seq = binary.AppendUvarint(seq, uint64(id)+1)
 		tf[id]++
 	}
-	for range ends {
+	for range marks {
 		seq = append(seq, sentMark)
 	}
 	x.rows = append(x.rows, lrow{chunk: c, length: length, head: head, pos: int32(len(x.books[key])), seq: x.seqs.copyIn(seq)})

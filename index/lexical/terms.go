@@ -32,45 +32,48 @@ func (x *Index) ChunkTerms(c *citebook.Chunk, want []string, fn func(w int, head
 }
 
 // ChunkSentences calls fn for each term of chunk c's text (not its
-// heading path) as ChunkTerms does, with the index of the sentence of
-// analysis.Sentences(c.Text) it falls in: segmenting those sentences one
-// by one gives exactly these terms. It returns false, without calling fn,
-// as ChunkTerms does, and when the index kept no sentence boundaries for
-// the chunk (sentenceEnds). The key-term coverage feature weighs windows
-// of consecutive sentences of the best candidates, and splitting and
-// segmenting their sentences again was a tenth of a search's CPU.
+// heading path nor its index-only context) as ChunkTerms does, with the
+// index of the sentence of analysis.Sentences(c.Text) it falls in:
+// segmenting those sentences one by one gives exactly these terms. It
+// returns false, without calling fn, as ChunkTerms does, and when the
+// index kept no sentence marks for the chunk (sentenceMarks). The key-term
+// coverage feature weighs windows of consecutive sentences of the best
+// candidates, and splitting and segmenting their sentences again was a
+// tenth of a search's CPU.
 func (x *Index) ChunkSentences(c *citebook.Chunk, want []string, fn func(w, sent int, name func() string)) bool {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	row, ok := x.row(c)
-	// A text with terms ends with the mark after its last sentence (a
-	// uvarint's last byte is never 0 otherwise), unless sentenceEnds gave
-	// none.
+	// A marked text ends with the mark after its last sentence (a
+	// uvarint's last byte is never 0 otherwise).
 	if !ok || row.length > row.head && (len(row.seq) == 0 || row.seq[len(row.seq)-1] != sentMark) {
 		return false
 	}
-	head := int(row.head)
+	head, skip := int(row.head), 0
+	if c.IndexContext != "" {
+		skip = 1 // the context's terms, before its mark
+	}
 	x.scan(row, want, func(w, i, sent int, name func() string) {
-		if i >= head {
-			fn(w, sent, name)
+		if i >= head && sent >= skip {
+			fn(w, sent-skip, name)
 		}
 	})
 	return true
 }
 
-// sentMark ends each sentence of a chunk's text in lrow.seq, where terms
-// are coded as ID+1.
+// sentMark ends the index-only context and each sentence of a chunk's
+// text in lrow.seq, where terms are coded as ID+1.
 const sentMark = 0
 
 // row returns c's row when the index holds c as given: its ID, with the
-// same heading path and text. Callers hold mu.
+// same heading path, text and index-only context. Callers hold mu.
 func (x *Index) row(c *citebook.Chunk) (*lrow, bool) {
 	r, ok := x.byID[c.ID]
 	if !ok {
 		return nil, false
 	}
 	row := &x.rows[r]
-	if row.dead || row.chunk.Text != c.Text || !slices.Equal(row.chunk.HeadingPath, c.HeadingPath) {
+	if row.dead || row.chunk.Text != c.Text || row.chunk.IndexContext != c.IndexContext || !slices.Equal(row.chunk.HeadingPath, c.HeadingPath) {
 		return nil, false
 	}
 	return row, true

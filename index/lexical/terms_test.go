@@ -187,17 +187,30 @@ func TestChunkSentencesMarks(t *testing.T) {
 		{ID: "a", Tenant: "t", BookID: "b", Version: 1, HeadingPath: []string{"Whales"}, Text: "... First one. — . Second! 第二句。 • Third\n\nFourth"},
 		{ID: "b", Tenant: "t", BookID: "b", Version: 1, Text: "— ."},
 		{ID: "c", Tenant: "t", BookID: "b", Version: 1, HeadingPath: []string{"Only a heading"}},
+		{ID: "d", Tenant: "t", BookID: "b", Version: 1, HeadingPath: []string{"Debt"}, IndexContext: "(Dollars in millions) 2018 2017",
+			Text: "Long-term debt 13,411 12,096. Notes. More"},
 	}
 	require.NoError(t, x.Upsert(ctx, cs))
 	got, ok := readSentences(x, &cs[0], nil)
 	require.True(t, ok)
 	require.Equal(t, sentencesApart(&cs[0], nil), got)
 	require.Equal(t, []int{1, 1, 3, 4, 4, 4, 4, 4, 5, 6}, sentOf(got))
-	for _, c := range cs[1:] {
+	got, ok = readSentences(x, &cs[3], nil)
+	require.True(t, ok)
+	require.Equal(t, sentencesApart(&cs[3], nil), got)
+	require.Equal(t, []int{0, 0, 0, 0, 0, 1, 2}, sentOf(got))
+	for _, c := range cs[1:3] {
 		got, ok := readSentences(x, &c, nil)
 		require.True(t, ok, c.ID)
 		require.Empty(t, got, c.ID)
 	}
+	// Another context: not held as given.
+	other := cs[3]
+	other.IndexContext = "2019"
+	_, ok = readSentences(x, &other, nil)
+	require.False(t, ok)
+	_, ok = readTerms(x, &other, nil)
+	require.False(t, ok)
 	// Unmarked (sentenceEnds found the sentences disagree with the text):
 	// the caller segments.
 	r := x.byID["a"]
