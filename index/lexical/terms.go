@@ -27,7 +27,27 @@ func (x *Index) ChunkTerms(c *citebook.Chunk, want []string, fn func(w int, head
 	if !ok {
 		return false
 	}
-	x.scan(row, want, func(w, i, _ int, name func() string) { fn(w, i < int(row.head), name) })
+	var buf [16]int32
+	ids, mask := x.wantIDs(want, buf[:0])
+	var id int32
+	name := func() string { return x.vocab[id] }
+	seq, head := row.seq, int(row.head)
+	for i := 0; len(seq) > 0; {
+		v, n := uint64(seq[0]), 1
+		if v >= 0x80 {
+			v, n = nextCode(seq)
+		}
+		if n <= 0 || v > uint64(len(x.vocab)) {
+			return true // putCounted and the snapshot's loader check every sequence
+		}
+		seq = seq[n:]
+		if v == sentMark {
+			continue
+		}
+		id = int32(v - 1)
+		fn(wanted(ids, mask, id), i < head, name)
+		i++
+	}
 	return true
 }
 
@@ -49,15 +69,33 @@ func (x *Index) ChunkSentences(c *citebook.Chunk, want []string, fn func(w, sent
 	if !ok || row.length > row.head && (len(row.seq) == 0 || row.seq[len(row.seq)-1] != sentMark) {
 		return false
 	}
-	head, skip := int(row.head), 0
+	sent := 0
 	if c.IndexContext != "" {
-		skip = 1 // the context's terms, before its mark
+		sent = -1 // the context's terms, before its mark
 	}
-	x.scan(row, want, func(w, i, sent int, name func() string) {
-		if i >= head && sent >= skip {
-			fn(w, sent-skip, name)
+	var buf [16]int32
+	ids, mask := x.wantIDs(want, buf[:0])
+	var id int32
+	name := func() string { return x.vocab[id] }
+	seq, head := row.seq, int(row.head)
+	for i := 0; len(seq) > 0; {
+		v, n := uint64(seq[0]), 1
+		if v >= 0x80 {
+			v, n = nextCode(seq)
 		}
-	})
+		if n <= 0 || v > uint64(len(x.vocab)) {
+			return true // putCounted and the snapshot's loader check every sequence
+		}
+		seq = seq[n:]
+		if v == sentMark {
+			sent++
+			continue
+		}
+		if i++; i > head && sent >= 0 {
+			id = int32(v - 1)
+			fn(wanted(ids, mask, id), sent, name)
+		}
+	}
 	return true
 }
 
@@ -79,13 +117,11 @@ func (x *Index) row(c *citebook.Chunk) (*lrow, bool) {
 	return row, true
 }
 
-// scan decodes row's sequence, calling fn for each term with its index in
-// want (-1: another term), its position among the row's terms, and how
-// many sentence marks precede it. Callers hold mu.
-func (x *Index) scan(row *lrow, want []string, fn func(w, i, sent int, name func() string)) {
-	var buf [16]int32
-	ids := buf[:0]
-	var mask uint64 // bit id%64 of each wanted ID: most terms skip the scan of ids
+// wantIDs appends the term IDs of want to ids (-1: a term the index does
+// not know) and sets bit id%64 of each in mask: most terms skip the scan
+// of ids (wanted).
+func (x *Index) wantIDs(want []string, ids []int32) ([]int32, uint64) {
+	var mask uint64
 	for _, t := range want {
 		id, ok := x.terms[t]
 		if !ok {
@@ -95,45 +131,30 @@ func (x *Index) scan(row *lrow, want []string, fn func(w, i, sent int, name func
 		}
 		ids = append(ids, id)
 	}
-	var id int32
-	name := func() string { return x.vocab[id] }
-	seq, i, sent := row.seq, 0, 0
-	for len(seq) > 0 {
-		// One- and two-byte codes (IDs below 16383: most terms of most
-		// books) inline; longer ones through binary.Uvarint.
-		var v uint64
-		switch b := seq[0]; {
-		case b == sentMark:
-			seq = seq[1:]
-			sent++
-			continue
-		case b < 0x80:
-			v, seq = uint64(b), seq[1:]
-		case len(seq) > 1 && seq[1] < 0x80:
-			v, seq = uint64(b&0x7f)|uint64(seq[1])<<7, seq[2:]
-		default:
-			u, n := binary.Uvarint(seq)
-			if n <= 0 {
-				return // putCounted and the snapshot's loader check every sequence
-			}
-			v, seq = u, seq[n:]
-		}
-		if v > uint64(len(x.vocab)) {
-			return
-		}
-		id = int32(v - 1)
-		w := -1
-		if mask&(1<<(uint(id)&63)) != 0 {
-			for j, wid := range ids {
-				if wid == id {
-					w = j
-					break
-				}
+	return ids, mask
+}
+
+// wanted is id's index in ids, -1 when absent.
+func wanted(ids []int32, mask uint64, id int32) int {
+	if mask&(1<<(uint(id)&63)) != 0 {
+		for j, wid := range ids {
+			if wid == id {
+				return j
 			}
 		}
-		fn(w, i, sent, name)
-		i++
 	}
+	return -1
+}
+
+// nextCode decodes the first code of seq and its length in bytes (n <= 0:
+// malformed): two-byte codes (IDs below 16383: most terms of most books)
+// inline, longer ones through binary.Uvarint. Callers decode one-byte
+// codes themselves.
+func nextCode(seq []byte) (v uint64, n int) {
+	if len(seq) > 1 && seq[1] < 0x80 {
+		return uint64(seq[0]&0x7f) | uint64(seq[1])<<7, 2
+	}
+	return binary.Uvarint(seq)
 }
 
 // Holds reports which of want (the first 64) the chunk's indexed text —
