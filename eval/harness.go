@@ -67,7 +67,9 @@ type Setup struct {
 	Store    string `json:"store"`
 	Scope    string `json:"scope"`
 	Answerer string `json:"answerer"`
-	Fusion   string `json:"fusion,omitempty"` // the embedder kind and its retriever weights (qa.Fusion)
+	// RetrievalModel is the model that reranked and rewrote, when one did.
+	RetrievalModel string `json:"retrieval_model,omitempty"`
+	Fusion         string `json:"fusion,omitempty"` // the embedder kind and its retriever weights (qa.Fusion)
 	// MinScore is the vector relevance bar and AnswerCoverage the
 	// answerability bar the run used: both belong to the configuration the
 	// numbers describe (the relevance bar depends on the embedder).
@@ -161,6 +163,12 @@ type QuestionResult struct {
 	// refusal refused).
 	Answerability qa.Answerability `json:"answerability"`
 	Guards        qa.Guards        `json:"guards"`
+	// Rewrites are the model's keyword rewrites searched beside the
+	// question; RewriteError and RerankError say why the model's rewrite
+	// or rerank was not used.
+	Rewrites     []string `json:"rewrites,omitempty"`
+	RewriteError string   `json:"rewrite_error,omitempty"`
+	RerankError  string   `json:"rerank_error,omitempty"`
 	// StatementsDropped counts the answerer's statements removed for lack
 	// of a verified, supporting citation; NotSupported those among them
 	// whose real quotes did not support them.
@@ -284,6 +292,7 @@ func (h *Harness) ask(ctx context.Context, pr citebook.Principal, q Question, al
 	r.Answer, r.Refused = ans.Answer, ans.Refused
 	r.Answerability = ans.Trace.Answerability
 	r.Guards = ans.Trace.Guards
+	r.Rewrites, r.RewriteError, r.RerankError = ans.Trace.Rewrites, ans.Trace.RewriteError, ans.Trace.RerankError
 	r.StatementsDropped, r.NotSupported = ans.Trace.Unsupported, ans.Trace.NotSupported
 	r.Rejected = ans.Trace.Rejected
 	r.ContextTokens = ans.Trace.ContextTokens
@@ -691,6 +700,11 @@ type GuardCounts struct {
 	FallbackRefusal    int `json:"fallback_refusal"`
 	ExampleEchoes      int `json:"example_echoes"`
 	ModelErrors        int `json:"model_errors"`
+	// RerankFailures and RewriteFailures count questions whose model
+	// rerank or rewrite was ignored (the fused order or the question
+	// alone stood).
+	RerankFailures  int `json:"rerank_failures,omitempty"`
+	RewriteFailures int `json:"rewrite_failures,omitempty"`
 }
 
 // Summarize averages per-question results; questions that errored count
@@ -735,6 +749,12 @@ func Summarize(rs []QuestionResult, setup Setup) Summary {
 			s.Guards.ModelErrors++
 		}
 		s.Guards.ExampleEchoes += g.ExampleEchoes
+		if r.RerankError != "" {
+			s.Guards.RerankFailures++
+		}
+		if r.RewriteError != "" {
+			s.Guards.RewriteFailures++
+		}
 		if r.Refused {
 			code := r.Answerability.Code
 			if code == "" {

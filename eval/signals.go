@@ -15,6 +15,7 @@ var Signals = []Signal{
 	{Name: SignalFused, score: func(h qa.TraceHit) float64 { return h.Fused }},
 	{Name: SignalBM25, score: func(h qa.TraceHit) float64 { return byRank(h.LexRank) }},
 	{Name: SignalVector, score: func(h qa.TraceHit) float64 { return byRank(h.VectorRank) }},
+	{Name: SignalReranked, score: func(h qa.TraceHit) float64 { return byRank(h.RerankRank) }},
 }
 
 // Signal names in reports.
@@ -22,6 +23,10 @@ const (
 	SignalFused  = "fused"
 	SignalBM25   = "bm25_only"
 	SignalVector = "vectors_only"
+	// SignalReranked is the order the context is taken in: the passages
+	// after the reranker (term overlap, an endpoint or the model), so a
+	// model's rerank is measured beside the fused order it started from.
+	SignalReranked = "reranked"
 )
 
 // Signal is one way of ranking a trace's candidates; a candidate the signal

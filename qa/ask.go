@@ -42,7 +42,7 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 	sw.lap("dedupe")
 	passages := p.expand(ctx, kept, fd.filter)
 	sw.lap("expand")
-	passages = p.rerank(ctx, tr.Question, passages)
+	passages = p.rerank(ctx, tr, tr.Question, passages)
 	sw.lap("rerank")
 	chunks, dropped, tokens := p.assemble(passages, k, p.opts.ContextTokens)
 	tr.Dropped = append(tr.Dropped, dropped...)

@@ -18,6 +18,9 @@ type candidate struct {
 	own      float64 // the chunk's own fused evidence, before page aggregation
 	fused    float64 // the score retrieval ranks by
 	rerank   float64
+	// rerankRank is the 1-based place after reranking, 0 when the
+	// candidate was not among the passages reranked.
+	rerankRank int
 	// seenVec and seenLex are the ranks in the search of the whole scope,
 	// which the trace reports (a book-routed search ranks in fewer books).
 	seenVec, seenLex int
@@ -56,6 +59,11 @@ type Fusion struct {
 	// once however often it repeats.
 	Section float64 `json:"section"`
 	Cover   float64 `json:"cover"`
+	// Rewrite weighs BM25 of a model's keyword rewrites of the question
+	// (see rewrite), each normalised by its best hit, a chunk taking its
+	// best rewrite; it applies only when a Rewriter is configured, and 0
+	// turns the rewrites off.
+	Rewrite float64 `json:"rewrite"`
 }
 
 // Embedder kinds that select default fusion weights.
@@ -119,9 +127,10 @@ const (
 func DefaultFusion(kind string) Fusion {
 	if kind == KindLexical {
 		return Fusion{Lexical: 1, Vector: 0, Expansion: 0.2, Page: 0, Repeat: 0.5, Heading: 1.5, Proximity: 0.3,
-			Section: 0, Cover: 0.15}
+			Section: 0, Cover: 0.15, Rewrite: defaultRewriteWeight}
 	}
-	return Fusion{Lexical: 0.7, Vector: 0.3, Expansion: 0.2, Page: 0, Repeat: 0.5, Heading: 1, Proximity: 0.6}
+	return Fusion{Lexical: 0.7, Vector: 0.3, Expansion: 0.2, Page: 0, Repeat: 0.5, Heading: 1, Proximity: 0.6,
+		Rewrite: defaultRewriteWeight}
 }
 
 // EmbedderKind tells the builtin embedder from a model by its version.
@@ -140,7 +149,7 @@ func EmbedderKind(v citebook.EmbeddingVersion) string {
 // for e5). Unlike reciprocal rank fusion it keeps how far apart scores
 // are, and with tuned weights it does not let a weak signal outvote a
 // strong one. The chunks of one page then pool their evidence (see Fusion).
-func fuse(query int, vec, lex, expanded []citebook.Hit, w Fusion, qf *queryFeatures) []*candidate {
+func fuse(query int, vec, lex, expanded []citebook.Hit, rewritten [][]citebook.Hit, w Fusion, qf *queryFeatures) []*candidate {
 	byID := map[string]*candidate{}
 	var out []*candidate
 	get := func(c citebook.Chunk) *candidate {
@@ -181,7 +190,9 @@ func fuse(query int, vec, lex, expanded []citebook.Hit, w Fusion, qf *queryFeatu
 		xs[c.chunk.ID] = h.Score
 		xtop = max(xtop, h.Score)
 	}
+	rw := rewriteScores(rewritten, get)
 	for _, c := range out {
+		c.own += w.Rewrite * rw[c.chunk.ID]
 		if x, ok := xs[c.chunk.ID]; ok && xtop > 0 {
 			c.own += w.Expansion * x / xtop
 		}

@@ -81,6 +81,12 @@ type Reranker interface {
 	Rerank(ctx context.Context, query string, docs []string) ([]float64, error)
 }
 
+// Rewriter rewrites a question into short keyword queries in the wording a
+// book would likely use (LLMRewriter), searched beside the question.
+type Rewriter interface {
+	Rewrite(ctx context.Context, question string) ([]string, error)
+}
+
 // TokenCounter counts tokens the way the model does (ingest.Tokenizer).
 type TokenCounter interface {
 	Count(s string) int
@@ -101,6 +107,9 @@ type Deps struct {
 	Fallback Answerer
 	Planner  Planner
 	Reranker Reranker
+	// Rewriter, optional, gives keyword rewrites of the question whose
+	// BM25 joins the fusion (Fusion.Rewrite); nil: none.
+	Rewriter Rewriter
 	Tokens   TokenCounter
 	// Terms segments text into search terms the way the lexical index does
 	// (analysis.Terms), for thresholding, reranking and extraction.

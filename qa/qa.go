@@ -61,6 +61,16 @@ type Trace struct {
 	Answerability Answerability `json:"answerability"`
 	// Guards records what the guardrails around the model did.
 	Guards Guards `json:"guards"`
+
+	// Rewrites are the model's keyword rewrites of the question, searched
+	// beside it (see rewrite): with SubQueries, the queries actually
+	// searched. RewriteError says why there are none when the model was
+	// asked and failed.
+	Rewrites     []string `json:"rewrites,omitempty"`
+	RewriteError string   `json:"rewrite_error,omitempty"`
+	// RerankError says why the reranker's order was not used and the fused
+	// order stood: a failed call, a malformed or out-of-range reply.
+	RerankError string `json:"rerank_error,omitempty"`
 }
 
 // Guards records the guardrails that fired on one answer, so evaluation
@@ -88,6 +98,9 @@ type TraceHit struct {
 	LexRank     int     `json:"lexical_rank,omitempty"`
 	Fused       float64 `json:"fused"`
 	Rerank      float64 `json:"rerank,omitempty"`
+	// RerankRank is the passage's place after reranking (1-based), the
+	// order the context is taken in; 0 when it was not reranked.
+	RerankRank int `json:"rerank_rank,omitempty"`
 }
 
 // Dropped records a retrieved chunk that did not reach the context, and why

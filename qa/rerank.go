@@ -16,18 +16,33 @@ import (
 
 // rerank orders passages by the reranker's score against the question,
 // keeping the fused order among equals. A failing reranker degrades to the
-// fused order instead of failing the answer.
-func (p *Pipeline) rerank(ctx context.Context, question string, ps []*passage) []*passage {
+// fused order instead of failing the answer; the trace says why. Every
+// passage stays: a reranker only reorders what the filter admitted.
+func (p *Pipeline) rerank(ctx context.Context, tr *Trace, question string, ps []*passage) []*passage {
+	defer func() {
+		for i, x := range ps {
+			x.primary.rerankRank = i + 1
+		}
+	}()
 	if len(ps) < 2 {
 		return ps
 	}
 	docs := make([]string, len(ps))
+	tc, chooses := p.deps.Reranker.(textChooser)
 	for i, x := range ps {
-		docs[i] = x.text()
+		if chooses {
+			docs[i] = tc.text(x)
+		} else {
+			docs[i] = x.text()
+		}
 	}
 	scores, err := p.deps.Reranker.Rerank(ctx, question, docs)
-	if err != nil || len(scores) != len(ps) {
-		p.log.WarnContext(ctx, "rerank failed; keeping the fused order", "err", err, "scores", len(scores), "docs", len(ps))
+	if err == nil && len(scores) != len(ps) {
+		err = citebook.Errorf(citebook.EUNAVAILABLE, "the reranker scored %d of %d passages", len(scores), len(ps))
+	}
+	if err != nil {
+		p.log.WarnContext(ctx, "rerank failed; keeping the fused order", "err", err, "docs", len(ps))
+		tr.RerankError = citebook.ErrorMessage(err)
 		return ps
 	}
 	for i, x := range ps {
@@ -35,6 +50,13 @@ func (p *Pipeline) rerank(ctx context.Context, question string, ps []*passage) [
 	}
 	sort.SliceStable(ps, func(i, j int) bool { return ps[i].primary.rerank > ps[j].primary.rerank })
 	return ps
+}
+
+// textChooser is a reranker that picks what it reads of a passage; the
+// model reranker reads the retrieved chunk alone, since within its
+// character budget a passage would show mostly the paragraph before it.
+type textChooser interface {
+	text(ps *passage) string
 }
 
 // OverlapReranker scores a document by the share of the query's content

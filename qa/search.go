@@ -50,6 +50,8 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 		fd.groups = make([][]*candidate, len(fd.queries))
 		return fd, nil
 	}
+	rewrites := p.rewrite(ctx, q, tr)
+	sw.lap("rewrite")
 	if tr.Books, err = p.route(ctx, q, f); err != nil {
 		return nil, err
 	}
@@ -91,12 +93,16 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 		if qf.titleQuery != "" && p.opts.Fusion.Heading > 0 {
 			tr.TitleQueries = append(tr.TitleQueries, qf.titleQuery)
 		}
-		cands, err := p.search(ctx, sw, i, query, searched[i], vecs[i], f, n, nl, &qf)
+		var rw []string
+		if i == 0 {
+			rw = rewrites // of the question as asked, not of a sub-query
+		}
+		cands, err := p.search(ctx, sw, i, query, searched[i], rw, vecs[i], f, n, nl, &qf)
 		if err != nil {
 			return nil, err
 		}
 		if rf, ok := routedFilter(f, tr.Books); ok {
-			routed, err := p.search(ctx, sw, i, query, searched[i], vecs[i], rf, n, nl, &qf)
+			routed, err := p.search(ctx, sw, i, query, searched[i], rw, vecs[i], rf, n, nl, &qf)
 			if err != nil {
 				return nil, err
 			}
@@ -118,8 +124,9 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 // search of the (expanded) query, BM25 of the question as asked, and, when
 // the books' definitions expanded it, BM25 of the expanded query as a third,
 // lighter signal (spelling out "APT" as "advanced packaging tool" adds common
-// words that must not outweigh the question's own).
-func (p *Pipeline) search(ctx context.Context, sw *stopwatch, qi int, query, expanded string, vec []float32, f citebook.Filter, n, nl int, qf *queryFeatures) ([]*candidate, error) {
+// words that must not outweigh the question's own), and BM25 of each model
+// rewrite, inside the same filter.
+func (p *Pipeline) search(ctx context.Context, sw *stopwatch, qi int, query, expanded string, rewrites []string, vec []float32, f citebook.Filter, n, nl int, qf *queryFeatures) ([]*candidate, error) {
 	vh, lh, err := p.retrieve(ctx, query, vec, f, n, nl)
 	if err != nil {
 		return nil, err
@@ -139,8 +146,12 @@ func (p *Pipeline) search(ctx context.Context, sw *stopwatch, qi int, query, exp
 		}
 		qf.titled = keepMatching(th, &f)
 	}
+	rh, err := p.searchRewrites(ctx, rewrites, f, nl)
+	if err != nil {
+		return nil, err
+	}
 	sw.lap("retrieve")
-	out := fuse(qi, vh, lh, xh, p.opts.Fusion, qf)
+	out := fuse(qi, vh, lh, xh, rh, p.opts.Fusion, qf)
 	sw.lap("fuse")
 	return out, nil
 }
@@ -163,7 +174,7 @@ func traceHits(all []*candidate) []TraceHit {
 		out = append(out, TraceHit{
 			ChunkID: c.chunk.ID, BookID: c.chunk.BookID, ParentID: c.chunk.ParentID, Page: c.chunk.PageStart,
 			Query: c.query, VectorScore: c.vecScore, VectorRank: c.seenVec, LexRank: c.seenLex,
-			Fused: c.fused, Rerank: c.rerank,
+			Fused: c.fused, Rerank: c.rerank, RerankRank: c.rerankRank,
 		})
 	}
 	return out

@@ -49,7 +49,7 @@ func TestFuse(t *testing.T) {
 	hit := func(id string, s float64) citebook.Hit { return citebook.Hit{Chunk: citebook.Chunk{ID: id}, Score: s} }
 	vec := []citebook.Hit{hit("a", 0.9), hit("b", 0.8), hit("c", 0.7)}
 	lex := []citebook.Hit{hit("c", 12), hit("d", 10)}
-	got := fuse(0, vec, lex, nil, Fusion{Lexical: 0.6, Vector: 0.4, Repeat: 1}, nil)
+	got := fuse(0, vec, lex, nil, nil, Fusion{Lexical: 0.6, Vector: 0.4, Repeat: 1}, nil)
 	ids := []string{}
 	for _, c := range got {
 		ids = append(ids, c.chunk.ID)
@@ -72,7 +72,7 @@ func TestFuse(t *testing.T) {
 		{Fusion{Lexical: 1, Repeat: 1}, []string{"c", "d"}},
 		{Fusion{Vector: 1, Repeat: 1}, []string{"a", "b"}},
 	} {
-		got := fuse(0, vec, lex, nil, tc.w, nil)
+		got := fuse(0, vec, lex, nil, nil, tc.w, nil)
 		require.Equal(t, tc.want, []string{got[0].chunk.ID, got[1].chunk.ID})
 	}
 }
@@ -88,9 +88,9 @@ func TestDefaultFusionByKind(t *testing.T) {
 		want    Fusion
 	}{
 		{citebook.EmbeddingVersion{Provider: "builtin", Model: "hash", Dimension: 384},
-			Fusion{Lexical: 1, Expansion: 0.2, Repeat: 0.5, Heading: 1.5, Proximity: 0.3, Cover: 0.15}},
+			Fusion{Lexical: 1, Expansion: 0.2, Repeat: 0.5, Heading: 1.5, Proximity: 0.3, Cover: 0.15, Rewrite: 0.5}},
 		{citebook.EmbeddingVersion{Provider: "openai", Model: "bge-small-en-v1.5", Dimension: 384},
-			Fusion{Lexical: 0.7, Vector: 0.3, Expansion: 0.2, Repeat: 0.5, Heading: 1, Proximity: 0.6}},
+			Fusion{Lexical: 0.7, Vector: 0.3, Expansion: 0.2, Repeat: 0.5, Heading: 1, Proximity: 0.6, Rewrite: 0.5}},
 	} {
 		require.Equal(t, tc.want, DefaultFusion(EmbedderKind(tc.version)), tc.version.Provider)
 	}
@@ -100,7 +100,7 @@ func TestFuseExpanded(t *testing.T) {
 	hit := func(id string, s float64) citebook.Hit { return citebook.Hit{Chunk: citebook.Chunk{ID: id}, Score: s} }
 	lex := []citebook.Hit{hit("a", 10), hit("b", 6)}
 	expanded := []citebook.Hit{hit("c", 20), hit("b", 10), hit("a", 5)}
-	got := fuse(0, nil, lex, expanded, Fusion{Lexical: 1, Expansion: 0.5, Repeat: 1}, nil)
+	got := fuse(0, nil, lex, expanded, nil, Fusion{Lexical: 1, Expansion: 0.5, Repeat: 1}, nil)
 	ids := []string{}
 	for _, c := range got {
 		ids = append(ids, c.chunk.ID)
@@ -120,7 +120,7 @@ func TestFusePoolsPages(t *testing.T) {
 	// Page 7 has three moderate chunks (a statement split by the chunker),
 	// page 3 one chunk that is a little better than each of them.
 	lex := []citebook.Hit{hit("p3", 3, 10), hit("p7a", 7, 9), hit("p7b", 7, 8), hit("p7c", 7, 8), hit("p9", 9, 7)}
-	got := fuse(0, nil, lex, nil, Fusion{Lexical: 1, Page: 0.3, Repeat: 0.5}, nil)
+	got := fuse(0, nil, lex, nil, nil, Fusion{Lexical: 1, Page: 0.3, Repeat: 0.5}, nil)
 	ids := []string{}
 	for _, c := range got {
 		ids = append(ids, c.chunk.ID)

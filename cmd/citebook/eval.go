@@ -109,8 +109,9 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 		Terms:  analysis.Terms,
 		Logger: a.Log,
 		Setup: eval.Setup{Embedder: a.Embed.Version().String(), Store: f.cfg.Store, Answerer: f.cfg.Answerer(),
-			Fusion:   fmt.Sprintf("%s %+v", qa.EmbedderKind(a.Embed.Version()), p.Fusion()),
-			MinScore: p.Options().MinScore, AnswerCoverage: p.Options().AnswerCoverage},
+			RetrievalModel: f.cfg.RetrievalModel(),
+			Fusion:         fmt.Sprintf("%s %+v", qa.EmbedderKind(a.Embed.Version()), p.Fusion()),
+			MinScore:       p.Options().MinScore, AnswerCoverage: p.Options().AnswerCoverage},
 		Progress: func(done, total int) {
 			if done == total || done%25 == 0 {
 				fmt.Fprintf(errw, "eval: %d/%d questions\n", done, total)

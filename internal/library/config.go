@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/index/embedder"
 	"github.com/citebook/citebook/qa"
@@ -53,7 +54,12 @@ type Config struct {
 
 	// LLM is the answering model; Provider "none" (or empty) is the
 	// extractive answerer. Key comes from CITEBOOK_LLM_KEY only.
-	LLM    qa.ModelConfig
+	LLM qa.ModelConfig
+	// LLMFor is what a configured model does: LLMAnswer, LLMRerank (only
+	// when no rerank endpoint is set) and LLMRewrite. Only LLMAnswer by
+	// default: with the 0.5B model measured (README) rerank and rewrite
+	// lowered books-dev page recall@1, so they are opt-in.
+	LLMFor []string
 	Rerank Rerank
 	Answer qa.Options // thresholds and budgets of the answering pipeline
 	// Fusion is JSON replacing fields of the embedder kind's default fusion
@@ -76,6 +82,9 @@ type Rerank struct {
 	URL   string
 	Model string
 	Key   string // from CITEBOOK_RERANK_KEY only
+	// LLM bounds what the model reads when it reranks (LLMFor holds
+	// LLMRerank and URL is empty).
+	LLM qa.LLMRerankOptions
 }
 
 // Serve configures `citebook serve`.
@@ -91,6 +100,13 @@ type Serve struct {
 
 // LLMNone is the provider name of the extractive answerer.
 const LLMNone = "none"
+
+// What a configured model is used for (Config.LLMFor).
+const (
+	LLMAnswer  = "answer"  // draft answers (the extractive answerer stands in when it fails)
+	LLMRerank  = "rerank"  // put the passages that answer first among the first fused ones
+	LLMRewrite = "rewrite" // keyword rewrites of the question, searched beside it
+)
 
 // Defaults is the configuration of a fresh install: embedded stores in
 // ~/.citebook, the builtin embedder, the extractive answerer, loopback only.
@@ -108,6 +124,8 @@ func Defaults() Config {
 		BatchSize:    index.DefaultBatchSize,
 		JobDeadline:  index.DefaultJobDeadline,
 		LLM:          qa.ModelConfig{Provider: LLMNone},
+		LLMFor:       []string{LLMAnswer},
+		Rerank:       Rerank{LLM: qa.DefaultLLMRerankOptions()},
 		Answer:       qa.DefaultOptions(),
 		Serve: Serve{
 			Addr:      "127.0.0.1:8080",
@@ -165,10 +183,51 @@ func (c Config) MetaPath() string { return filepath.Join(c.Data, "citebook.db") 
 
 // Answerer names the answering setup as reports and traces show it.
 func (c Config) Answerer() string {
-	if c.LLM.Provider == "" || c.LLM.Provider == LLMNone {
+	if !c.usesLLM(LLMAnswer) {
 		return "extractive"
 	}
 	return c.LLM.Provider + "/" + c.LLM.Model
+}
+
+// RetrievalModel names the model retrieval uses and for what, as reports
+// show it ("openai/qwen (rerank, rewrite)"); empty when none.
+func (c Config) RetrievalModel() string {
+	var uses []string
+	if c.usesLLM(LLMRerank) && c.Rerank.URL == "" {
+		uses = append(uses, LLMRerank)
+	}
+	if c.usesLLM(LLMRewrite) {
+		uses = append(uses, LLMRewrite)
+	}
+	if len(uses) == 0 {
+		return ""
+	}
+	return c.LLM.Provider + "/" + c.LLM.Model + " (" + strings.Join(uses, ", ") + ")"
+}
+
+// usesLLM reports whether a model is configured and LLMFor names use.
+func (c Config) usesLLM(use string) bool {
+	if c.LLM.Provider == "" || c.LLM.Provider == LLMNone {
+		return false
+	}
+	for _, u := range c.LLMFor {
+		if strings.EqualFold(strings.TrimSpace(u), use) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkLLMFor refuses a use of the model citebook does not know.
+func (c Config) checkLLMFor() error {
+	for _, u := range c.LLMFor {
+		switch strings.ToLower(strings.TrimSpace(u)) {
+		case LLMAnswer, LLMRerank, LLMRewrite, "":
+		default:
+			return citebook.Errorf(citebook.EINVALID, "unknown --llm-for %q (answer, rerank, rewrite)", u)
+		}
+	}
+	return nil
 }
 
 // splitList splits a comma-separated value, dropping empty items.

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/qa"
 )
 
 // TestFromEnv sets every variable Env lists and checks each lands in its
@@ -83,12 +84,44 @@ func TestAnswererName(t *testing.T) {
 	}
 }
 
+// TestLLMFor: what a configured model does, as reports name it; the model
+// reranks only without a rerank endpoint, and nothing uses a model that
+// is not configured.
+func TestLLMFor(t *testing.T) {
+	for _, tt := range []struct {
+		provider, url string
+		use           []string
+		answerer      string
+		retrieval     string
+	}{
+		{"none", "", nil, "extractive", ""},
+		{"openai", "", nil, "openai/m", ""},
+		{"openai", "", []string{"answer", "rerank", "rewrite"}, "openai/m", "openai/m (rerank, rewrite)"},
+		{"openai", "http://rr/v1/rerank", []string{"answer", "rerank", "rewrite"}, "openai/m", "openai/m (rewrite)"},
+		{"openai", "", []string{"rerank", " Rewrite"}, "extractive", "openai/m (rerank, rewrite)"},
+		{"ollama", "", []string{"answer"}, "ollama/m", ""},
+		{"openai", "", []string{"rewrite"}, "extractive", "openai/m (rewrite)"},
+	} {
+		c := Defaults()
+		c.LLM.Provider, c.LLM.Model, c.Rerank.URL = tt.provider, "m", tt.url
+		if tt.use != nil {
+			c.LLMFor = tt.use
+		}
+		require.Equal(t, tt.answerer, c.Answerer(), tt)
+		require.Equal(t, tt.retrieval, c.RetrievalModel(), tt)
+	}
+	require.Equal(t, qa.DefaultLLMRerankOptions(), Defaults().Rerank.LLM)
+}
+
 // TestOpenAnsweringRefuses checks bad settings are invalid input and
 // leave nothing open or returned: an unknown answerer (found once the
 // library is open), an unknown store, Milvus without an address.
 func TestOpenAnsweringRefuses(t *testing.T) {
 	for name, set := range map[string]func(*Config){
-		"llm":    func(c *Config) { c.LLM.Provider = "gpt" },
+		"llm": func(c *Config) { c.LLM.Provider = "gpt" },
+		"llm-for": func(c *Config) {
+			c.LLM.Provider, c.LLM.Model, c.LLMFor = "openai", "m", []string{"answer", "summarise"}
+		},
 		"store":  func(c *Config) { c.Store = "postgres" },
 		"milvus": func(c *Config) { c.Store, c.Milvus.Addr = StoreMilvus, "" },
 	} {

@@ -74,17 +74,32 @@ func (c cachedEmbedding) EmbeddingVersion(ctx context.Context) (citebook.Embeddi
 func (l *Library) Pipeline() (*qa.Pipeline, error) {
 	c := l.Config
 	deps := l.Deps()
+	if err := c.checkLLMFor(); err != nil {
+		return nil, err
+	}
+	deps.Answerer = qa.NewExtractive(analysis.Terms)
 	switch c.LLM.Provider {
 	case "", LLMNone:
-		deps.Answerer = qa.NewExtractive(analysis.Terms)
 	case "openai", "ollama":
 		m, err := qa.OpenModel(c.LLM)
 		if err != nil {
 			return nil, err
 		}
-		deps.Answerer = qa.NewLLMAnswerer(m, c.Answerer()).Constrain(c.LLM).Timeout(c.LLM.Timeout)
-		deps.Fallback = qa.NewExtractive(analysis.Terms)
+		if c.usesLLM(LLMAnswer) {
+			deps.Answerer = qa.NewLLMAnswerer(m, c.Answerer()).Constrain(c.LLM).Timeout(c.LLM.Timeout)
+			deps.Fallback = qa.NewExtractive(analysis.Terms)
+		}
 		deps.Planner = qa.NewLLMPlanner(m)
+		if c.usesLLM(LLMRerank) && c.Rerank.URL == "" {
+			if deps.Reranker, err = qa.NewLLMReranker(c.LLM, c.Rerank.LLM); err != nil {
+				return nil, err
+			}
+		}
+		if c.usesLLM(LLMRewrite) {
+			if deps.Rewriter, err = qa.NewLLMRewriter(c.LLM); err != nil {
+				return nil, err
+			}
+		}
 	default:
 		return nil, citebook.Errorf(citebook.EINVALID, "unknown --llm %q (none, openai or ollama)", c.LLM.Provider)
 	}
