@@ -85,7 +85,7 @@ func runACL(t *testing.T, lib *fixture) {
 			var sentences []string
 			for _, c := range tc.forbidden {
 				ids[c.ID] = true
-				for _, s := range qa.Sentences(c.Text) {
+				for _, s := range analysis.Sentences(c.Text) {
 					f := fold(s)
 					if len(f) >= 30 && !strings.Contains(fold(tc.question), f) && !strings.Contains(visibleText.String(), f) {
 						sentences = append(sentences, f)

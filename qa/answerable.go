@@ -330,7 +330,7 @@ type window struct {
 func windows(chunks []ContextChunk, terms func(string) []string, span int) []window {
 	var out []window
 	for _, c := range chunks {
-		sents := Sentences(c.Chunk.Text)
+		sents := analysis.Sentences(c.Chunk.Text)
 		sets := make([]map[string]bool, len(sents))
 		for i, s := range sents {
 			sets[i] = analysis.TermSet(terms(s))

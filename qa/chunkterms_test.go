@@ -2,6 +2,7 @@ package qa_test
 
 import (
 	"context"
+	"slices"
 	"sync/atomic"
 	"testing"
 
@@ -60,6 +61,16 @@ func (c *countingTerms) Holds(ch *citebook.Chunk, want []string) (uint64, bool) 
 	return c.src.Holds(ch, want)
 }
 
+func (c *countingTerms) ChunkSentences(ch *citebook.Chunk, want []string, fn func(int, int, func() string)) bool {
+	ok := c.src.ChunkSentences(ch, want, fn)
+	if ok {
+		c.held.Add(1)
+	} else {
+		c.missed.Add(1)
+	}
+	return ok
+}
+
 type countingTerms struct {
 	src          qa.ChunkTerms
 	held, missed atomic.Int64
@@ -73,4 +84,53 @@ func (c *countingTerms) ChunkTerms(ch *citebook.Chunk, want []string, fn func(in
 		c.missed.Add(1)
 	}
 	return ok
+}
+
+// TestIndexedSentencesCoverAsSegmenting: the key-term coverage feature
+// gives exactly the same value for every chunk of the real books when it
+// reads the chunk's terms and sentence boundaries from the lexical index
+// (ChunkSentences) as when it splits and segments the text, for key terms
+// taken from the chunk itself (so windows hold several) and words that
+// only share a prefix with them (sameWord), and the index holds sentence
+// boundaries for every chunk.
+func TestIndexedSentencesCoverAsSegmenting(t *testing.T) {
+	lib := shared(t)
+	src := lib.Deps().ChunkTerms
+	require.NotNil(t, src)
+	read := &countingTerms{src: src}
+	compared, nonzero := 0, 0
+	for _, book := range []string{bookR, bookDTC, bookJNJ, bookZH} {
+		for _, c := range lib.chunks(t, book) {
+			ts := analysis.Terms(c.Text)
+			for _, stride := range []int{3, 11} {
+				var terms []string
+				var weights []float64
+				for i := 1; i < len(ts) && len(terms) < 6; i += stride {
+					t := ts[i]
+					if len(t) >= 6 && i%2 == 0 {
+						t = t[:5] + "x" // a prefix match only
+					}
+					if !slices.Contains(terms, t) {
+						terms = append(terms, t)
+						weights = append(weights, 0.5+float64(len(terms))/7)
+					}
+				}
+				if len(terms) == 0 {
+					continue
+				}
+				before := read.held.Load()
+				got := qa.WindowCoverage(terms, weights, read, &c)
+				require.Equal(t, before+1, read.held.Load(), "chunk %s is read from the index", c.ID)
+				want := qa.WindowCoverage(terms, weights, nil, &c)
+				require.Equal(t, want, got, "chunk %s, terms %q", c.ID, terms)
+				compared++
+				if want > 0 {
+					nonzero++
+				}
+			}
+		}
+	}
+	require.Zero(t, read.missed.Load())
+	t.Logf("%d comparisons, %d with coverage above 0", compared, nonzero)
+	require.Greater(t, nonzero, compared/2)
 }

@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/citebook/citebook/analysis"
@@ -62,7 +61,7 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 	nsent := 0
 	for _, c := range chunks {
 		cs := chunkSents{c: c}
-		for _, s := range Sentences(c.Chunk.Text) {
+		for _, s := range analysis.Sentences(c.Chunk.Text) {
 			if utf8.RuneCountInString(s) < 12 || len(s) > 800 || leaderShare(s) > 0.2 || isCode(s) {
 				// A break in the passage: windows never span it.
 				cs.sents = append(cs.sents, sentence{})
@@ -196,76 +195,6 @@ func readable(s string) string {
 	return strings.Join(strings.Fields(strings.Join(lines, "\n")), " ")
 }
 
-// Sentences splits text into sentences: after . ! ? followed by a space,
-// after the CJK full stops 。！？ (with any closing quote or bracket), before
-// bullets, and at blank lines that do not fall inside a sentence (PDF
-// extraction leaves some there). Pieces are trimmed; empty ones dropped.
-func Sentences(text string) []string {
-	var out []string
-	start := 0
-	flush := func(end int) {
-		if s := strings.TrimSpace(text[start:end]); s != "" {
-			out = append(out, s)
-		}
-		start = end
-	}
-	for i := 0; i < len(text); {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		next := i + size
-		switch {
-		case r == '。' || r == '！' || r == '？' || r == '；':
-			for next < len(text) {
-				c, sz := utf8.DecodeRuneInString(text[next:])
-				if !strings.ContainsRune("”’」』）)\"", c) {
-					break
-				}
-				next += sz
-			}
-			flush(next)
-		case r == '.' || r == '!' || r == '?':
-			j := next
-			for j < len(text) {
-				c, sz := utf8.DecodeRuneInString(text[j:])
-				if !strings.ContainsRune("\"')]”’", c) {
-					break
-				}
-				j += sz
-			}
-			if j == len(text) {
-				flush(j)
-			} else if c, _ := utf8.DecodeRuneInString(text[j:]); unicode.IsSpace(c) {
-				flush(j)
-				next = j
-			}
-		case r == '•' || r == '▪' || r == '◦' || r == '●':
-			flush(i)
-			start = next
-		case r == '\n' && strings.HasPrefix(text[next:], "\n") && !continues(text[start:i], text[next+1:]):
-			flush(i)
-		}
-		i = next
-	}
-	flush(len(text))
-	return out
-}
-
-// continues reports whether a blank line sits inside a sentence: the text
-// after it starts with a lower-case letter, or the text before it ends
-// mid-phrase (a comma, or a lower-case letter not followed by a capital).
-func continues(before, after string) bool {
-	before = strings.TrimRight(before, " \t\n")
-	after = strings.TrimLeft(after, " \t\n")
-	if before == "" || after == "" {
-		return false
-	}
-	last, _ := utf8.DecodeLastRuneInString(before)
-	first, _ := utf8.DecodeRuneInString(after)
-	if isCJKRune(last) && isCJKRune(first) {
-		return true // a page or column break inside a CJK sentence; CJK full stops end sentences
-	}
-	return unicode.IsLower(first) || last == ',' || (unicode.IsLower(last) && !unicode.IsUpper(first))
-}
-
 // isCode reports a line typed at a prompt (R's "> ", a shell's "$ ",
 // Python's ">>> "): code shows how, but as a statement it answers nothing.
 func isCode(s string) bool {
@@ -275,10 +204,6 @@ func isCode(s string) bool {
 		}
 	}
 	return false
-}
-
-func isCJKRune(r rune) bool {
-	return r >= 0x1100 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
 // tieEps is the difference below which two passage scores are equal.

@@ -24,7 +24,7 @@ import (
 // holding every word, and the passage it is in.
 func sentenceIn(ps []scriptPassage, words ...string) (scriptPassage, string) {
 	for _, p := range ps {
-		for _, s := range qa.Sentences(p.Text) {
+		for _, s := range analysis.Sentences(p.Text) {
 			l := strings.ToLower(s)
 			ok := true
 			for _, w := range words {

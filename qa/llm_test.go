@@ -114,7 +114,7 @@ func reply(sts ...qa.Statement) string {
 // sentenceWith returns the first sentence holding word, else the first
 // sentence of at least 40 bytes.
 func sentenceWith(text, word string) string {
-	for _, s := range qa.Sentences(text) {
+	for _, s := range analysis.Sentences(text) {
 		if strings.Contains(strings.ToLower(s), word) {
 			return s
 		}
@@ -124,7 +124,7 @@ func sentenceWith(text, word string) string {
 
 // firstSentence returns the first sentence of at least 40 bytes.
 func firstSentence(text string) string {
-	for _, s := range qa.Sentences(text) {
+	for _, s := range analysis.Sentences(text) {
 		if len(s) >= 40 {
 			return s
 		}

@@ -20,6 +20,10 @@ type salient struct {
 	terms   []string
 	weights []float64
 	total   float64
+	first   [256]bool // the terms' first bytes: other chunk terms match none
+	// src reads a chunk's terms by sentence from the lexical index
+	// (Deps.ChunkTerms); nil: segment its text.
+	src ChunkTerms
 	// seen caches each chunk's feature values for the query, since the
 	// search of the routed books meets the same chunks again.
 	seen map[string]salientScore
@@ -30,17 +34,18 @@ type salientScore struct{ section, cover float64 }
 // newSalient keeps the weighted terms in the question's order (so sums are
 // reproducible); nil when the scope has no statistics (a short article:
 // every term looks common, and its ranking needs no help).
-func newSalient(query string, weights map[string]float64, terms func(string) []string) *salient {
+func newSalient(query string, weights map[string]float64, terms func(string) []string, src ChunkTerms) *salient {
 	if len(weights) == 0 {
 		return nil
 	}
-	s := &salient{seen: map[string]salientScore{}}
+	s := &salient{seen: map[string]salientScore{}, src: src}
 	for _, t := range questionTerms(query, terms) {
 		w, ok := weights[t]
 		if !ok || containsTerm(s.terms, t) {
 			continue
 		}
 		s.terms = append(s.terms, t)
+		s.first[t[0]] = true
 		s.weights = append(s.weights, w)
 		s.total += w
 	}
@@ -100,7 +105,7 @@ func (s *salient) score(c *citebook.Chunk, w Fusion) salientScore {
 		v.section = s.sectionMatch(c.HeadingPath)
 	}
 	if w.Cover != 0 {
-		v.cover = s.windowCoverage(c.Text)
+		v.cover = s.windowCoverage(c)
 	}
 	s.seen[c.ID] = v
 	return v
@@ -172,27 +177,41 @@ const coverSpan = 2
 // stand together (the passage-level evidence of Callan, "Passage-level
 // evidence in document retrieval", 1994), while BM25 rewards a chunk that
 // repeats two of them far apart.
-func (s *salient) windowCoverage(text string) float64 {
-	sents := Sentences(text)
-	sets := make([][]bool, len(sents))
-	for i, x := range sents {
-		found := make([]bool, len(s.terms))
-		analysis.EachTerm(x, func(t []byte) {
-			for k, q := range s.terms {
-				if !found[k] && len(t) > 0 && q[0] == t[0] && sameWord(q, string(t)) {
-					found[k] = true
+//
+// With src the terms and sentence boundaries are read from the lexical
+// index (ChunkTerms.ChunkSentences), which gives what segmenting each
+// sentence of analysis.Sentences gives; otherwise the text is segmented.
+func (s *salient) windowCoverage(c *citebook.Chunk) float64 {
+	n := len(s.terms)
+	// sets holds each sentence's found terms, n flags a sentence; a
+	// sentence after the last one with a term adds nothing to any window.
+	var sets []bool
+	if s.src == nil || !s.src.ChunkSentences(c, s.terms, func(w, sent int, name func() string) {
+		for len(sets) < (sent+1)*n {
+			sets = append(sets, make([]bool, n)...)
+		}
+		if t := name(); len(t) > 0 && s.first[t[0]] {
+			s.match(sets[sent*n:(sent+1)*n], t)
+		}
+	}) {
+		sents := analysis.Sentences(c.Text)
+		sets = make([]bool, len(sents)*n)
+		for i, x := range sents {
+			analysis.EachTerm(x, func(t []byte) {
+				if len(t) > 0 && s.first[t[0]] {
+					s.match(sets[i*n:(i+1)*n], string(t))
 				}
-			}
-		})
-		sets[i] = found
+			})
+		}
 	}
 	best := 0.0
-	for i := range sets {
-		have := make([]bool, len(s.terms))
-		for j := i; j < min(len(sets), i+coverSpan); j++ {
+	have := make([]bool, n)
+	for i := 0; i < len(sets)/max(n, 1); i++ {
+		clear(have)
+		for j := i; j < min(len(sets)/n, i+coverSpan); j++ {
 			got := 0.0
 			for k := range have {
-				have[k] = have[k] || sets[j][k]
+				have[k] = have[k] || sets[j*n+k]
 				if have[k] {
 					got += s.weights[k]
 				}
@@ -201,4 +220,13 @@ func (s *salient) windowCoverage(text string) float64 {
 		}
 	}
 	return best
+}
+
+// match flags in found the key terms that name the chunk term t.
+func (s *salient) match(found []bool, t string) {
+	for k, q := range s.terms {
+		if !found[k] && q[0] == t[0] && sameWord(q, t) {
+			found[k] = true
+		}
+	}
 }

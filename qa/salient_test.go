@@ -36,7 +36,7 @@ func TestSameWord(t *testing.T) {
 
 func testSalient(t *testing.T, q string, w map[string]float64) *salient {
 	t.Helper()
-	s := newSalient(q, w, analysis.Terms)
+	s := newSalient(q, w, analysis.Terms, nil)
 	require.NotNil(t, s)
 	return s
 }
@@ -50,10 +50,10 @@ func TestWindowCoverage(t *testing.T) {
 	together := "You can switch between the virtual consoles by pressing Alt and one of the F1-F6 keys."
 	apart := "The console is a console. Consoles matter. " +
 		"Nothing here. Nothing there. Still nothing. Virtual memory is elsewhere. Keys too."
-	require.InDelta(t, 1.0, s.windowCoverage(together), 1e-12)
+	require.InDelta(t, 1.0, s.windowCoverage(&citebook.Chunk{Text: together}), 1e-12)
 	// Best window: "Virtual memory is elsewhere. Keys too." = (2+1)/6.
-	require.InDelta(t, 0.5, s.windowCoverage(apart), 1e-12)
-	require.Zero(t, s.windowCoverage(""))
+	require.InDelta(t, 0.5, s.windowCoverage(&citebook.Chunk{Text: apart}), 1e-12)
+	require.Zero(t, s.windowCoverage(&citebook.Chunk{}))
 }
 
 func TestSectionMatchPrefersTheInnermostHeading(t *testing.T) {
@@ -71,8 +71,8 @@ func TestSectionMatchPrefersTheInnermostHeading(t *testing.T) {
 // Without term statistics (a scope too small to have them) there is
 // nothing to weigh and the features stay off.
 func TestNewSalientNeedsWeights(t *testing.T) {
-	require.Nil(t, newSalient("which keys switch consoles", nil, analysis.Terms))
-	require.Nil(t, newSalient("which keys switch consoles", map[string]float64{"other": 1}, analysis.Terms))
+	require.Nil(t, newSalient("which keys switch consoles", nil, analysis.Terms, nil))
+	require.Nil(t, newSalient("which keys switch consoles", map[string]float64{"other": 1}, analysis.Terms, nil))
 }
 
 // The candidate holding all key terms in one sentence overtakes the one

@@ -88,7 +88,7 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 		qf := p.queryFeatures(query)
 		weights := p.termWeights(ctx, query, f)
 		if w := p.opts.Fusion; w.Section != 0 || w.Cover != 0 {
-			qf.salient = newSalient(query, weights, p.deps.Terms)
+			qf.salient = newSalient(query, weights, p.deps.Terms, p.deps.ChunkTerms)
 		}
 		if qf.titleQuery != "" && p.opts.Fusion.Heading > 0 {
 			tr.TitleQueries = append(tr.TitleQueries, qf.titleQuery)

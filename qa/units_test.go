@@ -47,25 +47,6 @@ func TestParseStatements(t *testing.T) {
 	}
 }
 
-func TestSentences(t *testing.T) {
-	tests := []struct {
-		name string
-		text string
-		want []string
-	}{
-		{"latin", "R is a language. It has vectors!  Does it? Yes (mostly.) End", []string{"R is a language.", "It has vectors!", "Does it?", "Yes (mostly.)", "End"}},
-		{"decimals and identifiers stay whole", "Use as.integer(x) on 3.14 values. Done.", []string{"Use as.integer(x) on 3.14 values.", "Done."}},
-		{"chinese", "这是第一句。这是“第二句。”第三句！还有吗？", []string{"这是第一句。", "这是“第二句。”", "第三句！", "还有吗？"}},
-		{"blank line", "Heading Line\n\nBody text. More", []string{"Heading Line", "Body text.", "More"}},
-		{"blank line inside a sentence", "growth of\n\n12.5% at the mid-point • Company secured 9.5%\n\nof equity • Next", []string{"growth of\n\n12.5% at the mid-point", "Company secured 9.5%\n\nof equity", "Next"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.want, Sentences(tt.text))
-		})
-	}
-}
-
 func TestFuse(t *testing.T) {
 	hit := func(id string, s float64) citebook.Hit { return citebook.Hit{Chunk: citebook.Chunk{ID: id}, Score: s} }
 	vec := []citebook.Hit{hit("a", 0.9), hit("b", 0.8), hit("c", 0.7)}

@@ -105,10 +105,11 @@ type lrow struct {
 	head   int32 // how many of them the heading path gave
 	pos    int32 // index inside books[key]
 	dead   bool
-	// seq is the indexed text's term IDs in order, uvarint-coded (IDs
-	// are given in order of first appearance, so common terms take one or
-	// two bytes): ChunkTerms reads a candidate's terms from it instead of
-	// segmenting the text again on every search.
+	// seq is the indexed text's term IDs in order, uvarint-coded as ID+1
+	// (IDs are given in order of first appearance, so common terms take
+	// one or two bytes), each sentence of the text followed by sentMark:
+	// ChunkTerms and ChunkSentences read a candidate's terms from it
+	// instead of segmenting the text again on every search.
 	seq []byte
 }
 
@@ -230,6 +231,7 @@ type counted struct {
 	chunk citebook.Chunk
 	terms []string // indexText's terms in order
 	head  int32    // how many of them the heading path gave
+	marks []int32  // where sentence marks go (sentenceMarks)
 	err   error
 }
 
@@ -245,7 +247,7 @@ func (x *Index) loadBatch(raw []stored) error {
 				o := &out[i]
 				if o.err = json.Unmarshal(raw[i].data, &o.chunk); o.err == nil {
 					o.chunk.Retired = raw[i].retired
-					o.terms, o.head = segment(&o.chunk)
+					o.terms, o.head, o.marks = segment(&o.chunk)
 				}
 			}
 		}()
@@ -255,7 +257,7 @@ func (x *Index) loadBatch(raw []stored) error {
 		if out[i].err != nil {
 			return citebook.Wrap(out[i].err, citebook.EINTERNAL, "lexical index row is corrupt")
 		}
-		x.putCounted(out[i].chunk, out[i].terms, out[i].head)
+		x.putCounted(out[i].chunk, out[i].terms, out[i].head, out[i].marks)
 	}
 	return nil
 }
@@ -354,7 +356,7 @@ func indexText(c *citebook.Chunk) string {
 
 // termCounts segments a chunk and counts each term.
 func termCounts(c *citebook.Chunk) (map[string]int32, int32) {
-	ts, _ := segment(c)
+	ts, _, _ := segment(c)
 	return counts(ts), int32(len(ts))
 }
 
@@ -366,36 +368,91 @@ func counts(ts []string) map[string]int32 {
 	return tf
 }
 
-// segment returns indexText's terms and how many of them come from the
-// heading path. Segmenting the joined text gives the heading's terms and
-// then the text's (the newline between them is a boundary for every step
-// of the analysis; FuzzSegmentSplitsAtHeading checks it), so the two parts
-// are what analysing the heading path and the text apart gives.
-func segment(c *citebook.Chunk) ([]string, int32) {
-	ts := analysis.Terms(indexText(c))
-	if len(c.HeadingPath) == 0 {
-		return ts, 0
+// segment returns indexText's terms, how many of them come from the
+// heading path, and before which of them sentence marks go (sentenceMarks).
+// Segmenting the joined text gives the heading's terms and then the text's
+// (the newline between them is a boundary for every step of the analysis;
+// FuzzSegmentSplitsAtHeading checks it), so the two parts are what
+// analysing the heading path and the text apart gives.
+func segment(c *citebook.Chunk) (ts []string, head int32, at []int32) {
+	ts = analysis.Terms(indexText(c))
+	if len(c.HeadingPath) > 0 {
+		n := 0
+		analysis.EachTerm(strings.Join(c.HeadingPath, " "), func([]byte) { n++ })
+		head = int32(min(n, len(ts)))
 	}
-	head := 0
-	analysis.EachTerm(strings.Join(c.HeadingPath, " "), func([]byte) { head++ })
-	return ts, int32(min(head, len(ts)))
+	return ts, head, sentenceMarks(c, ts, head)
+}
+
+// sentenceMarks places the sentence marks of lrow.seq: where the index-only
+// context ends (when the chunk has one), then after each sentence of the
+// text, as positions in ts (a mark goes before the term there; len(ts):
+// at the end). None when the text's sentences, segmented one by one, do
+// not give the text's terms (sentenceEnds).
+func sentenceMarks(c *citebook.Chunk, ts []string, head int32) []int32 {
+	start := int(head) // the text's first term
+	var out []int32
+	if c.IndexContext != "" {
+		n := 0
+		analysis.EachTerm(c.IndexContext, func([]byte) { n++ })
+		start = min(start+n, len(ts))
+		out = append(out, int32(start))
+	}
+	ends := sentenceEnds(c.Text, ts[start:])
+	if ends == nil {
+		return nil
+	}
+	for _, e := range ends {
+		out = append(out, int32(start)+e)
+	}
+	return out
+}
+
+// sentenceEnds gives, for each sentence of analysis.Sentences(text), how
+// many of the text's terms (text, as segmented whole) end with it — nil
+// when segmenting the sentences one by one does not give exactly those
+// terms (it does for all text met so far: sentences end at separators;
+// FuzzSentenceEnds), so a reader never gets boundaries that disagree with
+// segmenting the sentences itself.
+func sentenceEnds(text string, terms []string) []int32 {
+	sents := analysis.Sentences(text)
+	if len(sents) == 0 {
+		return nil
+	}
+	ends := make([]int32, 0, len(sents))
+	n, ok := 0, true
+	for _, s := range sents {
+		analysis.EachTerm(s, func(t []byte) {
+			ok = ok && n < len(terms) && terms[n] == string(t)
+			n++
+		})
+		ends = append(ends, int32(n))
+	}
+	if !ok || n != len(terms) {
+		return nil
+	}
+	return ends
 }
 
 // put indexes c, replacing any chunk with its ID. Callers hold mu.
 func (x *Index) put(c citebook.Chunk) {
-	ts, head := segment(&c)
-	x.putCounted(c, ts, head)
+	ts, head, marks := segment(&c)
+	x.putCounted(c, ts, head, marks)
 }
 
 // putCounted is put with the chunk already segmented.
-func (x *Index) putCounted(c citebook.Chunk, ts []string, head int32) {
+func (x *Index) putCounted(c citebook.Chunk, ts []string, head int32, marks []int32) {
 	x.remove(c.ID)
 	r := int32(len(x.rows))
 	key := bookKey{c.Tenant, c.BookID}
 	length := int32(len(ts))
-	seq := make([]byte, 0, len(ts)+len(ts)/2)
+	seq := make([]byte, 0, len(ts)+len(ts)/2+len(marks))
 	tf := map[int32]int32{}
-	for _, t := range ts {
+	for i, t := range ts {
+		for len(marks) > 0 && int(marks[0]) == i {
+			seq = append(seq, sentMark)
+			marks = marks[1:]
+		}
 		id, ok := x.terms[t]
 		if !ok {
 			id = int32(len(x.postings))
@@ -406,8 +463,11 @@ func (x *Index) putCounted(c citebook.Chunk, ts []string, head int32) {
 			x.maxTF = append(x.maxTF, 0)
 			x.minLen = append(x.minLen, math.MaxInt32)
 		}
-		seq = binary.AppendUvarint(seq, uint64(id))
+		seq = binary.AppendUvarint(seq, uint64(id)+1)
 		tf[id]++
+	}
+	for range marks {
+		seq = append(seq, sentMark)
 	}
 	x.rows = append(x.rows, lrow{chunk: c, length: length, head: head, pos: int32(len(x.books[key])), seq: x.seqs.copyIn(seq)})
 	pid, ok := x.parents[c.ParentID]

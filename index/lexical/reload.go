@@ -63,7 +63,7 @@ func (x *Index) ReloadBooks(ctx context.Context, ids []string) error {
 			x.remove(cid)
 		}
 		for _, c := range byBook[id] {
-			x.putCounted(c.chunk, c.terms, c.head)
+			x.putCounted(c.chunk, c.terms, c.head, c.marks)
 		}
 	}
 	x.maybeCompact()
@@ -80,7 +80,7 @@ func decode(raw []stored) ([]counted, error) {
 			return nil, citebook.Wrap(err, citebook.EINTERNAL, "lexical index row is corrupt")
 		}
 		o.chunk.Retired = raw[i].retired
-		o.terms, o.head = segment(&o.chunk)
+		o.terms, o.head, o.marks = segment(&o.chunk)
 	}
 	return out, nil
 }

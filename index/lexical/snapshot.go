@@ -45,7 +45,7 @@ const noSnapshot = ^uint64(0)
 // snapFormat names the layout and the analysis the postings were built with.
 var snapFormat = func() string {
 	probe := citebook.Chunk{HeadingPath: []string{"Chapter 3: Graphs", "第三章 图"},
-		Text: "The quick-brown fox's 2nd jump over C++ & naïve café, 1,024 times; 数据库的索引和查询。 HTTP/2 e-mail"}
+		Text: "The quick-brown fox's 2nd jump over C++ & naïve café, 1,024 times; 数据库的索引和查询。 HTTP/2 e-mail. Next!\n\n• Bullet"}
 	tf, n := termCounts(&probe)
 	keys := make([]string, 0, len(tf))
 	for k := range tf {
@@ -56,7 +56,10 @@ var snapFormat = func() string {
 	for _, k := range keys {
 		fmt.Fprintf(h, "%s=%d\x00", k, tf[k])
 	}
-	return fmt.Sprintf("lexical v4 analysis %x/%d", h.Sum64(), n)
+	probe.IndexContext = "(Dollars in millions) 2018 2017"
+	_, head, marks := segment(&probe)
+	fmt.Fprintf(h, "%d %v", head, marks) // sentence marks (lrow.seq)
+	return fmt.Sprintf("lexical v5 analysis %x/%d", h.Sum64(), n)
 }()
 
 // snap is the in-memory index in gob's terms: per-row fields in row order

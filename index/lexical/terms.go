@@ -23,17 +23,105 @@ import (
 func (x *Index) ChunkTerms(c *citebook.Chunk, want []string, fn func(w int, head bool, name func() string)) bool {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	r, ok := x.byID[c.ID]
+	row, ok := x.row(c)
 	if !ok {
 		return false
 	}
-	row := &x.rows[r]
-	if row.dead || row.chunk.Text != c.Text || !slices.Equal(row.chunk.HeadingPath, c.HeadingPath) {
+	var buf [16]int32
+	ids, mask := x.wantIDs(want, buf[:0])
+	var id int32
+	name := func() string { return x.vocab[id] }
+	seq, head := row.seq, int(row.head)
+	for i := 0; len(seq) > 0; {
+		v, n := uint64(seq[0]), 1
+		if v >= 0x80 {
+			v, n = nextCode(seq)
+		}
+		if n <= 0 || v > uint64(len(x.vocab)) {
+			return true // putCounted and the snapshot's loader check every sequence
+		}
+		seq = seq[n:]
+		if v == sentMark {
+			continue
+		}
+		id = int32(v - 1)
+		fn(wanted(ids, mask, id), i < head, name)
+		i++
+	}
+	return true
+}
+
+// ChunkSentences calls fn for each term of chunk c's text (not its
+// heading path nor its index-only context) as ChunkTerms does, with the
+// index of the sentence of analysis.Sentences(c.Text) it falls in:
+// segmenting those sentences one by one gives exactly these terms. It
+// returns false, without calling fn, as ChunkTerms does, and when the
+// index kept no sentence marks for the chunk (sentenceMarks). The key-term
+// coverage feature weighs windows of consecutive sentences of the best
+// candidates, and splitting and segmenting their sentences again was a
+// tenth of a search's CPU.
+func (x *Index) ChunkSentences(c *citebook.Chunk, want []string, fn func(w, sent int, name func() string)) bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	row, ok := x.row(c)
+	// A marked text ends with the mark after its last sentence (a
+	// uvarint's last byte is never 0 otherwise).
+	if !ok || row.length > row.head && (len(row.seq) == 0 || row.seq[len(row.seq)-1] != sentMark) {
 		return false
 	}
+	sent := 0
+	if c.IndexContext != "" {
+		sent = -1 // the context's terms, before its mark
+	}
 	var buf [16]int32
-	ids := buf[:0]
-	var mask uint64 // bit id%64 of each wanted ID: most terms skip the scan of ids
+	ids, mask := x.wantIDs(want, buf[:0])
+	var id int32
+	name := func() string { return x.vocab[id] }
+	seq, head := row.seq, int(row.head)
+	for i := 0; len(seq) > 0; {
+		v, n := uint64(seq[0]), 1
+		if v >= 0x80 {
+			v, n = nextCode(seq)
+		}
+		if n <= 0 || v > uint64(len(x.vocab)) {
+			return true // putCounted and the snapshot's loader check every sequence
+		}
+		seq = seq[n:]
+		if v == sentMark {
+			sent++
+			continue
+		}
+		if i++; i > head && sent >= 0 {
+			id = int32(v - 1)
+			fn(wanted(ids, mask, id), sent, name)
+		}
+	}
+	return true
+}
+
+// sentMark ends the index-only context and each sentence of a chunk's
+// text in lrow.seq, where terms are coded as ID+1.
+const sentMark = 0
+
+// row returns c's row when the index holds c as given: its ID, with the
+// same heading path, text and index-only context. Callers hold mu.
+func (x *Index) row(c *citebook.Chunk) (*lrow, bool) {
+	r, ok := x.byID[c.ID]
+	if !ok {
+		return nil, false
+	}
+	row := &x.rows[r]
+	if row.dead || row.chunk.Text != c.Text || row.chunk.IndexContext != c.IndexContext || !slices.Equal(row.chunk.HeadingPath, c.HeadingPath) {
+		return nil, false
+	}
+	return row, true
+}
+
+// wantIDs appends the term IDs of want to ids (-1: a term the index does
+// not know) and sets bit id%64 of each in mask: most terms skip the scan
+// of ids (wanted).
+func (x *Index) wantIDs(want []string, ids []int32) ([]int32, uint64) {
+	var mask uint64
 	for _, t := range want {
 		id, ok := x.terms[t]
 		if !ok {
@@ -43,41 +131,30 @@ func (x *Index) ChunkTerms(c *citebook.Chunk, want []string, fn func(w int, head
 		}
 		ids = append(ids, id)
 	}
-	var id int32
-	name := func() string { return x.vocab[id] }
-	seq, head := row.seq, int(row.head)
-	for i := 0; len(seq) > 0; i++ {
-		// One- and two-byte codes (IDs below 16384: most terms of most
-		// books) inline; longer ones through binary.Uvarint.
-		var v uint64
-		switch b := seq[0]; {
-		case b < 0x80:
-			v, seq = uint64(b), seq[1:]
-		case len(seq) > 1 && seq[1] < 0x80:
-			v, seq = uint64(b&0x7f)|uint64(seq[1])<<7, seq[2:]
-		default:
-			u, n := binary.Uvarint(seq)
-			if n <= 0 {
-				return true // putCounted and the snapshot's loader check every sequence
-			}
-			v, seq = u, seq[n:]
-		}
-		if v >= uint64(len(x.vocab)) {
-			return true
-		}
-		id = int32(v)
-		w := -1
-		if mask&(1<<(uint(id)&63)) != 0 {
-			for j, wid := range ids {
-				if wid == id {
-					w = j
-					break
-				}
+	return ids, mask
+}
+
+// wanted is id's index in ids, -1 when absent.
+func wanted(ids []int32, mask uint64, id int32) int {
+	if mask&(1<<(uint(id)&63)) != 0 {
+		for j, wid := range ids {
+			if wid == id {
+				return j
 			}
 		}
-		fn(w, i < head, name)
 	}
-	return true
+	return -1
+}
+
+// nextCode decodes the first code of seq and its length in bytes (n <= 0:
+// malformed): two-byte codes (IDs below 16383: most terms of most books)
+// inline, longer ones through binary.Uvarint. Callers decode one-byte
+// codes themselves.
+func nextCode(seq []byte) (v uint64, n int) {
+	if len(seq) > 1 && seq[1] < 0x80 {
+		return uint64(seq[0]&0x7f) | uint64(seq[1])<<7, 2
+	}
+	return binary.Uvarint(seq)
 }
 
 // Holds reports which of want (the first 64) the chunk's indexed text —
@@ -88,14 +165,10 @@ func (x *Index) ChunkTerms(c *citebook.Chunk, want []string, fn func(w int, head
 func (x *Index) Holds(c *citebook.Chunk, want []string) (mask uint64, ok bool) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	r, ok := x.byID[c.ID]
-	if !ok {
+	if _, held := x.row(c); !held {
 		return 0, false
 	}
-	row := &x.rows[r]
-	if row.dead || row.chunk.Text != c.Text || !slices.Equal(row.chunk.HeadingPath, c.HeadingPath) {
-		return 0, false
-	}
+	r := x.byID[c.ID]
 	for i, t := range want[:min(len(want), 64)] {
 		if id, ok := x.terms[t]; ok {
 			if _, ok := find(x.postings[id], r); ok {
@@ -106,11 +179,11 @@ func (x *Index) Holds(c *citebook.Chunk, want []string) (mask uint64, ok bool) {
 	return mask, true
 }
 
-// validSeq reports whether seq codes only IDs below terms.
+// validSeq reports whether seq codes only IDs below terms (and marks).
 func validSeq(seq []byte, terms int) bool {
 	for len(seq) > 0 {
 		v, n := binary.Uvarint(seq)
-		if n <= 0 || v >= uint64(terms) {
+		if n <= 0 || v > uint64(terms) {
 			return false
 		}
 		seq = seq[n:]
@@ -125,7 +198,9 @@ func decodeSeq(seq []byte, ids []int32) []int32 {
 		if n <= 0 {
 			break
 		}
-		ids = append(ids, int32(v))
+		if v != sentMark {
+			ids = append(ids, int32(v-1))
+		}
 		seq = seq[n:]
 	}
 	return ids

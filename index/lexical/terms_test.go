@@ -49,6 +49,36 @@ func readTerms(x *Index, c *citebook.Chunk, want []string) ([]readTerm, bool) {
 	return out, ok
 }
 
+type sentTerm struct {
+	term    string
+	w, sent int
+}
+
+// sentencesApart is what the key-term coverage feature computes without
+// the index: each sentence of the text segmented on its own.
+func sentencesApart(c *citebook.Chunk, want []string) []sentTerm {
+	var out []sentTerm
+	for i, s := range analysis.Sentences(c.Text) {
+		analysis.EachTerm(s, func(t []byte) {
+			w := -1
+			for k, x := range want {
+				if x == string(t) {
+					w = k
+					break
+				}
+			}
+			out = append(out, sentTerm{string(t), w, i})
+		})
+	}
+	return out
+}
+
+func readSentences(x *Index, c *citebook.Chunk, want []string) ([]sentTerm, bool) {
+	var out []sentTerm
+	ok := x.ChunkSentences(c, want, func(w, sent int, name func() string) { out = append(out, sentTerm{name(), w, sent}) })
+	return out, ok
+}
+
 // TestChunkTermsMatchSegmenting: the terms the index keeps for a chunk
 // are what segmenting its heading path and text apart gives, for English
 // and Chinese books with and without headings, after a snapshot restart
@@ -86,6 +116,10 @@ func TestChunkTermsMatchSegmenting(t *testing.T) {
 			held, ok := x.Holds(&cs[i], want)
 			require.True(t, ok)
 			require.Equal(t, mask, held, cs[i].ID)
+			// ChunkSentences gives the text's terms by sentence.
+			sents, ok := readSentences(x, &cs[i], want)
+			require.True(t, ok, cs[i].ID)
+			require.Equal(t, sentencesApart(&cs[i], want), sents, cs[i].ID)
 		}
 	}
 	check(x)
@@ -114,6 +148,8 @@ func TestChunkTermsMatchSegmenting(t *testing.T) {
 	require.False(t, ok)
 	_, ok = x.Holds(&other, want)
 	require.False(t, ok)
+	_, ok = readSentences(x, &other, want)
+	require.False(t, ok)
 	other = cs[6]
 	other.HeadingPath = []string{"elsewhere"}
 	_, ok = readTerms(x, &other, want)
@@ -127,6 +163,75 @@ func TestChunkTermsMatchSegmenting(t *testing.T) {
 	got, ok := readTerms(x, &cs[8], want)
 	require.True(t, ok)
 	require.Equal(t, segmentApart(&cs[8], want), got)
+	sents, ok := readSentences(x, &cs[8], want)
+	require.True(t, ok)
+	require.Equal(t, []int{0, 0, 0, 0, 0, 0}, sentOf(sents))
+}
+
+func sentOf(ts []sentTerm) []int {
+	out := make([]int, len(ts))
+	for i, t := range ts {
+		out[i] = t.sent
+	}
+	return out
+}
+
+// TestChunkSentencesMarks: sentences without terms still separate the
+// others (a two-sentence window never spans one), and a chunk whose
+// sentences the index did not mark is not answered.
+func TestChunkSentencesMarks(t *testing.T) {
+	ctx := context.Background()
+	x := open(t, t.TempDir())
+	defer x.Close()
+	cs := []citebook.Chunk{
+		{ID: "a", Tenant: "t", BookID: "b", Version: 1, HeadingPath: []string{"Whales"}, Text: "... First one. — . Second! 第二句。 • Third\n\nFourth"},
+		{ID: "b", Tenant: "t", BookID: "b", Version: 1, Text: "— ."},
+		{ID: "c", Tenant: "t", BookID: "b", Version: 1, HeadingPath: []string{"Only a heading"}},
+		{ID: "d", Tenant: "t", BookID: "b", Version: 1, HeadingPath: []string{"Debt"}, IndexContext: "(Dollars in millions) 2018 2017",
+			Text: "Long-term debt 13,411 12,096. Notes. More"},
+	}
+	require.NoError(t, x.Upsert(ctx, cs))
+	got, ok := readSentences(x, &cs[0], nil)
+	require.True(t, ok)
+	require.Equal(t, sentencesApart(&cs[0], nil), got)
+	require.Equal(t, []int{1, 1, 3, 4, 4, 4, 4, 4, 5, 6}, sentOf(got))
+	got, ok = readSentences(x, &cs[3], nil)
+	require.True(t, ok)
+	require.Equal(t, sentencesApart(&cs[3], nil), got)
+	require.Equal(t, []int{0, 0, 0, 0, 0, 1, 2}, sentOf(got))
+	for _, c := range cs[1:3] {
+		got, ok := readSentences(x, &c, nil)
+		require.True(t, ok, c.ID)
+		require.Empty(t, got, c.ID)
+	}
+	// Another context: not held as given.
+	other := cs[3]
+	other.IndexContext = "2019"
+	_, ok = readSentences(x, &other, nil)
+	require.False(t, ok)
+	_, ok = readTerms(x, &other, nil)
+	require.False(t, ok)
+	// Unmarked (sentenceEnds found the sentences disagree with the text):
+	// the caller segments.
+	r := x.byID["a"]
+	x.rows[r].seq = x.rows[r].seq[:len(x.rows[r].seq)-1]
+	_, ok = readSentences(x, &cs[0], nil)
+	require.False(t, ok)
+}
+
+// FuzzSentenceEnds: segmenting a text's sentences one by one gives the
+// text's terms, so the index can mark every text's sentences.
+func FuzzSentenceEnds(f *testing.F) {
+	for _, s := range []string{"One. Two! 三。四", "1,5. 77 • 1,577\n\n2", "e.\u0301 x •\u0301y", "“Quote.” Next", "ﬁ. ＰＤＦ！ ２０２４。x", "a\xff. b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		ts := analysis.Terms(text)
+		ends := sentenceEnds(text, ts)
+		if len(analysis.Sentences(text)) > 0 {
+			require.NotNil(t, ends)
+		}
+	})
 }
 
 // FuzzSegmentSplitsAtHeading: segmenting a chunk's indexed text (heading
@@ -140,7 +245,7 @@ func FuzzSegmentSplitsAtHeading(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, head, text string) {
 		c := citebook.Chunk{HeadingPath: []string{head}, Text: text}
-		ts, n := segment(&c)
+		ts, n, _ := segment(&c)
 		h, b := analysis.Terms(head), analysis.Terms(text)
 		require.Equal(t, len(h), int(n))
 		require.Equal(t, append(h, b...), ts)

@@ -20,9 +20,10 @@ func newOrigin() string {
 }
 
 // accessChange is the book ID of a change-log row recording a change of who
-// may read what (a grant, a book's groups or tenant, a deactivation): it
-// advances the generation, by which access caches know to read again
-// (acl.Resolver.Cache), and names no book for followers to reload.
+// may read what (a grant, a book's groups or tenant, a deactivation), or of
+// the library's embedding version: it advances the generation, by which
+// caches know to read again (acl.Resolver.Cache, index.EmbeddingCache), and
+// names no book for followers to reload.
 const accessChange = ""
 
 // logChange records, inside the transaction making it, that a book's served

@@ -597,9 +597,15 @@ func (d *DB) EmbeddingVersion(ctx context.Context) (citebook.EmbeddingVersion, b
 	return v, true, nil
 }
 
-// SetEmbeddingVersion records the embedding version of the library.
+// SetEmbeddingVersion records the embedding version of the library. It
+// logs a change (as accessChange: no book to reload), by which caches of
+// the version (index.EmbeddingCache) know to read it again.
 func (d *DB) SetEmbeddingVersion(ctx context.Context, v citebook.EmbeddingVersion) error {
-	_, err := d.db.ExecContext(ctx, `INSERT INTO index_settings (key, value) VALUES (?, ?)
-		ON CONFLICT (key) DO UPDATE SET value=excluded.value`, embeddingKey, jsonText(v))
-	return unavailable(err, "write settings")
+	return d.inTx(ctx, "write settings", func(tx *txn) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO index_settings (key, value) VALUES (?, ?)
+		ON CONFLICT (key) DO UPDATE SET value=excluded.value`, embeddingKey, jsonText(v)); err != nil {
+			return err
+		}
+		return d.logChange(ctx, tx, accessChange)
+	})
 }

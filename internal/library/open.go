@@ -44,6 +44,8 @@ type Library struct {
 	// principal's filter from them.
 	Grants *acl.Manager
 	ACL    *acl.Resolver
+	// embedding caches the library's embedding version for the pipeline.
+	embedding *index.EmbeddingCache
 
 	closers []func() error
 }
@@ -91,6 +93,7 @@ func Open(ctx context.Context, c Config, log *slog.Logger) (_ *Library, err erro
 	}
 	// Books and grants are read again only when the change log moved.
 	l.ACL = acl.NewResolver(l.Meta, grants, l.Meta).Cache(l.Follow.Generation)
+	l.embedding = index.NewEmbeddingCache(l.Meta, l.Follow.Generation)
 	if l.Embed, err = embedder.New(c.Embed); err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/index"
+	"github.com/citebook/citebook/index/metadb"
 	"github.com/citebook/citebook/ingest"
 	"github.com/citebook/citebook/qa"
 )
@@ -22,7 +23,7 @@ func (l *Library) Deps() qa.Deps {
 		Embedder: l.Embed,
 		Vectors:  index.FreshVectors{VectorStore: l.Vectors, F: l.Follow},
 		Lexical:  index.FreshLexical{LexicalIndex: l.Lexical, F: l.Follow},
-		Library:  l.Meta,
+		Library:  cachedEmbedding{l.Meta, l.embedding},
 		Access:   l.ACL,
 		Terms:    analysis.Terms,
 		EachTerm: analysis.EachTerm,
@@ -54,6 +55,17 @@ func (l *Library) Deps() qa.Deps {
 		l.Log.Warn("tokenizer unavailable; estimating context tokens", "err", err)
 	}
 	return deps
+}
+
+// cachedEmbedding is the metadata with the embedding version read through
+// the library's cache (index.EmbeddingCache), which every search checks.
+type cachedEmbedding struct {
+	*metadb.DB
+	cache *index.EmbeddingCache
+}
+
+func (c cachedEmbedding) EmbeddingVersion(ctx context.Context) (citebook.EmbeddingVersion, bool, error) {
+	return c.cache.EmbeddingVersion(ctx)
 }
 
 // Pipeline wires the answering pipeline the configuration describes: the
