@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/citation"
 	"github.com/citebook/citebook/qa"
 )
@@ -150,7 +151,7 @@ func TestSnapChinese(t *testing.T) {
 	var real, quote string
 	ans, _ := llmAnswerer(t, func(ps []scriptPassage, _ string) string {
 		for _, p := range ps {
-			for _, s := range qa.Sentences(p.Text) {
+			for _, s := range analysis.Sentences(p.Text) {
 				if !strings.Contains(s, "参数") || len([]rune(s)) < 15 {
 					continue
 				}
