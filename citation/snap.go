@@ -67,6 +67,10 @@ type Snapped struct {
 	Start   int     `json:"start"` // offsets of the shown text in the chunk
 	End     int     `json:"end"`
 	Kept    bool    `json:"kept"` // its statement survived verification
+	// From is the chunk the answerer cited when its quote is word for word
+	// in another chunk of its context (ChunkID) instead: small models copy
+	// a real sentence of one passage under the other passage's ID.
+	From string `json:"from,omitempty"`
 }
 
 type token struct {

@@ -173,3 +173,35 @@ func FuzzSnap(f *testing.F) {
 		}
 	})
 }
+
+// TestVerifyQuoteInAnotherChunk: a quote cited under the wrong chunk is
+// cited from the chunk of the context that holds it word for word (small
+// models mix up the IDs of the passages they were shown); a quote that only
+// a chunk outside the context holds stays rejected, and so does one that
+// is in no chunk at all.
+func TestVerifyQuoteInAnotherChunk(t *testing.T) {
+	a := citebook.Chunk{ID: "a", BookID: "r-intro", PageStart: 12, PrintedStart: "6",
+		Text: "Vectors are the simplest structure. A vector is an ordered collection of numbers."}
+	b := citebook.Chunk{ID: "b", BookID: "r-intro", PageStart: 30, PrintedStart: "24",
+		Text: "Data frames are lists with class data.frame. Each component of a data frame has the same length."}
+	outside := citebook.Chunk{ID: "c", BookID: "r-intro", Text: "Factors hold categorical data and have levels attached to them."}
+	ctx := map[string]citebook.Chunk{a.ID: a, b.ID: b}
+	res := Verify([]Statement{
+		{Text: "Each component of a data frame has the same length.", Citations: []Claim{{"a", "Each component of a data frame has the same length."}}},
+		{Text: "Factors have levels.", Citations: []Claim{{"a", outside.Text}}},
+		{Text: "Lists are vectors.", Citations: []Claim{{"b", "Lists are generic vectors of mixed modes."}}},
+	}, ctx, func(id string) bool { return id == outside.ID }, map[string]string{"r-intro": "An Introduction to R"}, SupportCheck{})
+	require.Equal(t, "Each component of a data frame has the same length. [1]", res.Answer)
+	require.Len(t, res.Citations, 1)
+	c := res.Citations[0]
+	require.Equal(t, "b", c.ChunkID)
+	require.Equal(t, 30, c.Page)
+	require.Equal(t, c.Quote, b.Text[c.CharStart:c.CharEnd])
+	require.Equal(t, []Snapped{{ChunkID: "b", Quote: "Each component of a data frame has the same length.", Real: c.Quote,
+		Share: 1, Start: c.CharStart, End: c.CharEnd, Kept: true, From: "a"}}, res.Snapped)
+	require.Len(t, res.Rejected, 2)
+	for _, r := range res.Rejected {
+		require.Equal(t, QuoteNotFound, r.Reason)
+	}
+	require.Equal(t, 2, res.Unsupported)
+}

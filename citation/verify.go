@@ -5,6 +5,7 @@
 package citation
 
 import (
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -137,6 +138,17 @@ func Verify(statements []Statement, context map[string]citebook.Chunk, known fun
 				// model's words, or the quote stays rejected.
 				sc, sn, ok := locateSnapped(c, cl.Quote)
 				if !ok {
+					if moved, ok := elsewhere(context, cl); ok {
+						// The quote is word for word in another chunk the
+						// answerer was shown: cite that one.
+						sn = Snapped{ChunkID: moved.ChunkID, Quote: shorten(cl.Quote), Real: moved.Quote, Share: 1,
+							Start: moved.CharStart, End: moved.CharEnd, From: cl.ChunkID}
+						cl.ChunkID = moved.ChunkID
+						cit, snaps = moved, append(snaps, sn)
+						found = append(found, cit)
+						claims = append(claims, cl)
+						continue
+					}
 					rj := reject(cl, reason)
 					rj.Share = sn.Share
 					res.Rejected = append(res.Rejected, rj)
@@ -203,6 +215,23 @@ func Verify(statements []Statement, context map[string]citebook.Chunk, known fun
 	}
 	res.Answer = strings.Join(res.Statements, " ")
 	return res
+}
+
+// elsewhere finds a quote that is not in its cited chunk word for word in
+// another chunk of the context (the first by ID, so the choice does not
+// depend on map order). Only the context counts: those chunks passed the
+// access filter and were shown to the answerer, so citing one of them
+// instead shows the reader nothing new, and the book's own text.
+func elsewhere(context map[string]citebook.Chunk, cl Claim) (citebook.Citation, bool) {
+	for _, id := range slices.Sorted(maps.Keys(context)) {
+		if id == cl.ChunkID {
+			continue
+		}
+		if cit, reason := Locate(context[id], cl.Quote); reason == "" {
+			return cit, true
+		}
+	}
+	return citebook.Citation{}, false
 }
 
 // reject records a failed citation. The quote is kept only when it was
