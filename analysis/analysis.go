@@ -48,10 +48,18 @@ func EachTerm(s string, fn func(t []byte)) {
 		cjk  [2 * utf8.UTFMax]byte
 		prev rune // previous CJK rune in the current run, 0 outside a run
 	)
+	wide := false // word holds a non-ASCII rune
 	flush := func() {
 		if len(word) > 0 {
+			if wide && !norm.NFKC.IsNormal(word) {
+				// Lower-casing can leave a normalisable sequence: "Y" and a
+				// combining ring stay apart under NFKC (no capital "Y̊"
+				// exists), lower-cased they compose to "ẙ"; a term must be
+				// what segmenting it again gives.
+				word = norm.NFKC.Bytes(word)
+			}
 			fn(stemBytes(word))
-			word = word[:0]
+			word, wide = word[:0], false
 		}
 	}
 	for i, r := range s {
@@ -80,7 +88,7 @@ func EachTerm(s string, fn func(t []byte)) {
 			}
 			prev = r
 		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r):
-			prev = 0
+			prev, wide = 0, true
 			word = utf8.AppendRune(word, unicode.ToLower(r))
 		default:
 			prev = 0
