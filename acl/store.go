@@ -4,9 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"strings"
-	"sync"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/internal/gencache"
 )
 
 // pathSep joins heading paths in the grants table; a control character no
@@ -132,17 +132,13 @@ type Resolver struct {
 	grants  GrantLister
 	parents ParentLister
 
-	// gen, when set (Cache), gives the change log's generation as of the
-	// question; lists caches each tenant's books and grants by it.
-	gen   func(ctx context.Context) (int64, error)
-	mu    sync.Mutex
-	lists map[string]tenantLists
+	// cache, when set (Cache), keeps each tenant's books and grants by the
+	// change log's generation.
+	cache *gencache.Cache[string, tenantLists]
 }
 
-// tenantLists is one tenant's books and grants as read after the change
-// log stood at gen.
+// tenantLists is one tenant's books and grants.
 type tenantLists struct {
-	gen    int64
 	books  []citebook.Book
 	grants []Grant
 }
@@ -161,19 +157,21 @@ func NewResolver(books BookLister, grants GrantLister, parents ParentLister) *Re
 // question (index.Follower.Generation: the follower syncs unless the
 // question already did).
 //
-// Invariant: once a write that changes access has returned — a grant
-// added or removed, a book's groups or tenant changed, a version
-// activated or deactivated, a book deleted — no question that begins
-// afterwards, in any process sharing the metadata, is resolved from lists
-// read before it. Every such write logs a change in its own transaction
-// (index/metadb: ExecAccess, PutBook, Activate, Deactivate, DeleteBook), so
-// the generation a later question's sync reads is at least that change's;
-// lists are stamped with a generation read before them, so lists stamped
-// with the generation the question sees were read after every change up to
-// it committed.
+// Invariant (internal/gencache's): once a write that changes access has
+// returned — a grant added or removed, a book's groups or tenant changed, a
+// version activated or deactivated, a book deleted — no question that
+// begins afterwards, in any process sharing the metadata, is resolved from
+// lists read before it. Every such write logs a change in its own
+// transaction (index/metadb: ExecAccess, PutBook, Activate, Deactivate,
+// DeleteBook).
 func (r *Resolver) Cache(gen func(ctx context.Context) (int64, error)) *Resolver {
-	r.gen = gen
-	r.lists = map[string]tenantLists{}
+	r.cache = gencache.New[string, tenantLists](func(ctx context.Context) (int64, error) {
+		g, err := gen(ctx)
+		if err != nil {
+			return 0, citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot read library changes")
+		}
+		return g, nil
+	}, maxCachedTenants)
 	return r
 }
 
@@ -193,36 +191,23 @@ func (r *Resolver) Filter(ctx context.Context, p citebook.Principal) (citebook.F
 // them for the current generation. Resolve only reads them, so the cached
 // slices are shared.
 func (r *Resolver) read(ctx context.Context, tenant string) ([]citebook.Book, []Grant, error) {
-	var gen int64
-	if r.gen != nil {
-		var err error
-		if gen, err = r.gen(ctx); err != nil {
-			return nil, nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot read library changes")
-		}
-		r.mu.Lock()
-		l, ok := r.lists[tenant]
-		r.mu.Unlock()
-		if ok && l.gen == gen {
-			return l.books, l.grants, nil
-		}
+	if r.cache == nil {
+		l, err := r.list(ctx, tenant)
+		return l.books, l.grants, err
 	}
+	l, err := r.cache.Get(ctx, tenant, func(ctx context.Context) (tenantLists, error) { return r.list(ctx, tenant) })
+	return l.books, l.grants, err
+}
+
+// list reads a tenant's books and grants from the database.
+func (r *Resolver) list(ctx context.Context, tenant string) (tenantLists, error) {
 	books, err := r.books.Books(ctx, tenant)
 	if err != nil {
-		return nil, nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot list books")
+		return tenantLists{}, citebook.Wrap(err, citebook.EUNAVAILABLE, "cannot list books")
 	}
 	grants, err := r.grants.Grants(ctx, tenant)
 	if err != nil {
-		return nil, nil, err
+		return tenantLists{}, err
 	}
-	if r.gen != nil {
-		r.mu.Lock()
-		if l, ok := r.lists[tenant]; !ok || l.gen <= gen {
-			if !ok && len(r.lists) >= maxCachedTenants {
-				clear(r.lists)
-			}
-			r.lists[tenant] = tenantLists{gen: gen, books: books, grants: grants}
-		}
-		r.mu.Unlock()
-	}
-	return books, grants, nil
+	return tenantLists{books: books, grants: grants}, nil
 }

@@ -138,21 +138,18 @@ func Verify(statements []Statement, context map[string]citebook.Chunk, known fun
 				// model's words, or the quote stays rejected.
 				sc, sn, ok := locateSnapped(c, cl.Quote)
 				if !ok {
-					if moved, ok := elsewhere(context, cl); ok {
-						// The quote is word for word in another chunk the
-						// answerer was shown: cite that one.
-						sn = Snapped{ChunkID: moved.ChunkID, Quote: shorten(cl.Quote), Real: moved.Quote, Share: 1,
-							Start: moved.CharStart, End: moved.CharEnd, From: cl.ChunkID}
-						cl.ChunkID = moved.ChunkID
-						cit, snaps = moved, append(snaps, sn)
-						found = append(found, cit)
-						claims = append(claims, cl)
+					// Or the quote is word for word in another chunk the
+					// answerer was shown: cite that one.
+					moved, inContext := elsewhere(context, cl)
+					if !inContext {
+						rj := reject(cl, reason)
+						rj.Share = sn.Share
+						res.Rejected = append(res.Rejected, rj)
 						continue
 					}
-					rj := reject(cl, reason)
-					rj.Share = sn.Share
-					res.Rejected = append(res.Rejected, rj)
-					continue
+					sc, sn = moved, Snapped{ChunkID: moved.ChunkID, Quote: shorten(cl.Quote), Real: moved.Quote, Share: 1,
+						Start: moved.CharStart, End: moved.CharEnd, From: cl.ChunkID}
+					cl.ChunkID = moved.ChunkID
 				}
 				cit, snaps = sc, append(snaps, sn)
 			} else if reason != "" {

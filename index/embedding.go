@@ -2,9 +2,9 @@ package index
 
 import (
 	"context"
-	"sync"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/internal/gencache"
 )
 
 // EmbeddingSource reads the library's embedding version (index/metadb.DB).
@@ -18,53 +18,32 @@ type EmbeddingSource interface {
 // a percent of a search's CPU, for a value that changes only when the
 // library is re-embedded.
 //
-// Invariant (as acl.Resolver.Cache's): once SetEmbeddingVersion has
-// returned, no question that begins afterwards, in any process sharing the
-// metadata, is checked against a version read before it. The write logs a
-// change in its own transaction (index/metadb), so the generation a later
-// question's sync reads is at least that change's; the cached version is
-// stamped with a generation read before it, so a version stamped with the
-// generation the question sees was read after every change up to it
-// committed.
+// Invariant (internal/gencache's): once SetEmbeddingVersion has returned,
+// no question that begins afterwards, in any process sharing the metadata,
+// is checked against a version read before it; the write logs a change in
+// its own transaction (index/metadb).
 type EmbeddingCache struct {
-	src EmbeddingSource
-	gen func(ctx context.Context) (int64, error)
+	src   EmbeddingSource
+	cache *gencache.Cache[struct{}, embedding]
+}
 
-	mu     sync.Mutex
-	cached bool
-	at     int64 // generation read before v
-	v      citebook.EmbeddingVersion
-	ok     bool
+type embedding struct {
+	v  citebook.EmbeddingVersion
+	ok bool
 }
 
 // NewEmbeddingCache reads the version from src, again whenever gen (the
 // question's generation: Follower.Generation) differs from the one it was
 // read at.
 func NewEmbeddingCache(src EmbeddingSource, gen func(ctx context.Context) (int64, error)) *EmbeddingCache {
-	return &EmbeddingCache{src: src, gen: gen}
+	return &EmbeddingCache{src: src, cache: gencache.New[struct{}, embedding](gen, 1)}
 }
 
 // EmbeddingVersion returns the library's embedding version as src does.
 func (c *EmbeddingCache) EmbeddingVersion(ctx context.Context) (citebook.EmbeddingVersion, bool, error) {
-	gen, err := c.gen(ctx)
-	if err != nil {
-		return citebook.EmbeddingVersion{}, false, err
-	}
-	c.mu.Lock()
-	if c.cached && c.at == gen {
-		v, ok := c.v, c.ok
-		c.mu.Unlock()
-		return v, ok, nil
-	}
-	c.mu.Unlock()
-	v, ok, err := c.src.EmbeddingVersion(ctx)
-	if err != nil {
-		return v, ok, err
-	}
-	c.mu.Lock()
-	if !c.cached || c.at <= gen {
-		c.cached, c.at, c.v, c.ok = true, gen, v, ok
-	}
-	c.mu.Unlock()
-	return v, ok, nil
+	e, err := c.cache.Get(ctx, struct{}{}, func(ctx context.Context) (embedding, error) {
+		v, ok, err := c.src.EmbeddingVersion(ctx)
+		return embedding{v, ok}, err
+	})
+	return e.v, e.ok, err
 }

@@ -454,6 +454,11 @@ type LLMPlanner struct {
 // NewLLMPlanner uses model.
 func NewLLMPlanner(model llms.Model) *LLMPlanner { return &LLMPlanner{model: model, max: 5} }
 
+// queries is the reply the planner and the rewriter ask for.
+type queries struct {
+	Queries []string `json:"queries"`
+}
+
 // SubQueries returns 1–5 sub-queries.
 func (p *LLMPlanner) SubQueries(ctx context.Context, question string) ([]string, error) {
 	msgs := []llms.MessageContent{
@@ -468,22 +473,8 @@ func (p *LLMPlanner) SubQueries(ctx context.Context, question string) ([]string,
 		return nil, citebook.Errorf(citebook.EUNAVAILABLE, "the language model returned no sub-queries")
 	}
 	text := thinkBlock.ReplaceAllString(resp.Choices[0].Content, "")
-	if m := fence.FindStringSubmatch(text); m != nil {
-		text = m[1]
-	}
-	for i := 0; i < len(text); i++ {
-		if text[i] != '{' {
-			continue
-		}
-		var out struct {
-			Queries []string `json:"queries"`
-		}
-		if err := json.NewDecoder(strings.NewReader(text[i:])).Decode(&out); err == nil && len(out.Queries) > 0 {
-			if len(out.Queries) > p.max {
-				out.Queries = out.Queries[:p.max]
-			}
-			return out.Queries, nil
-		}
+	if out, ok := decodeFirst(text, func(q queries) bool { return len(q.Queries) > 0 }); ok {
+		return out.Queries[:min(len(out.Queries), p.max)], nil
 	}
 	return nil, citebook.Errorf(citebook.EUNAVAILABLE, "no sub-queries JSON in the model reply")
 }

@@ -35,6 +35,49 @@ type script func(passages []scriptPassage, question string) string
 
 var passageRe = regexp.MustCompile(`(?s)<passage chunk_id="([^"]*)"[^>]*>\n(.*?)\n</passage>`)
 
+// chatMessage is one message of a chat request: its role and its text.
+type chatMessage struct{ role, text string }
+
+// chatMessages decodes an OpenAI chat request's messages; a content sent as
+// parts is joined.
+func chatMessages(r *http.Request) ([]chatMessage, error) {
+	var req struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		return nil, err
+	}
+	var out []chatMessage
+	for _, m := range req.Messages {
+		var s string
+		if json.Unmarshal(m.Content, &s) != nil {
+			var parts []struct {
+				Text string `json:"text"`
+			}
+			_ = json.Unmarshal(m.Content, &parts)
+			for _, p := range parts {
+				s += p.Text
+			}
+		}
+		out = append(out, chatMessage{m.Role, s})
+	}
+	return out, nil
+}
+
+// writeChat answers a chat request to prompt with content as its one choice.
+func writeChat(w http.ResponseWriter, prompt, content string) {
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"id": "chatcmpl-test", "object": "chat.completion", "model": "scripted",
+		"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": content}}},
+		"usage": map[string]any{"prompt_tokens": len(prompt) / 4, "completion_tokens": len(content) / 4,
+			"total_tokens": (len(prompt) + len(content)) / 4},
+	})
+}
+
 // scriptedServer is an OpenAI-compatible /v1/chat/completions endpoint that
 // reads the context out of the request and replies with the script's text.
 func scriptedServer(t *testing.T, fn script) (*httptest.Server, *atomic.Int32) {
@@ -46,29 +89,14 @@ func scriptedServer(t *testing.T, fn script) (*httptest.Server, *atomic.Int32) {
 			return
 		}
 		calls.Add(1)
-		var req struct {
-			Messages []struct {
-				Role    string          `json:"role"`
-				Content json.RawMessage `json:"content"`
-			} `json:"messages"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		msgs, err := chatMessages(r)
+		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
 		var prompt strings.Builder
-		for _, m := range req.Messages {
-			var s string
-			if json.Unmarshal(m.Content, &s) != nil {
-				var parts []struct {
-					Text string `json:"text"`
-				}
-				_ = json.Unmarshal(m.Content, &parts)
-				for _, p := range parts {
-					s += p.Text
-				}
-			}
-			prompt.WriteString(s + "\n")
+		for _, m := range msgs {
+			prompt.WriteString(m.text + "\n")
 		}
 		var ps []scriptPassage
 		for _, m := range passageRe.FindAllStringSubmatch(prompt.String(), -1) {
@@ -81,14 +109,7 @@ func scriptedServer(t *testing.T, fn script) (*httptest.Server, *atomic.Int32) {
 		if i := strings.LastIndex(prompt.String(), "Question: "); i >= 0 {
 			question = strings.TrimSpace(prompt.String()[i+len("Question: "):])
 		}
-		content := fn(ps, question)
-		_ = json.NewEncoder(w).Encode(map[string]any{
-			"id": "chatcmpl-test", "object": "chat.completion", "model": "scripted",
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
-				"message": map[string]any{"role": "assistant", "content": content}}},
-			"usage": map[string]any{"prompt_tokens": len(prompt.String()) / 4, "completion_tokens": len(content) / 4,
-				"total_tokens": (len(prompt.String()) + len(content)) / 4},
-		})
+		writeChat(w, prompt.String(), fn(ps, question))
 	}))
 	t.Cleanup(srv.Close)
 	return srv, &calls

@@ -84,18 +84,24 @@ func (c *chatCall) reply(ctx context.Context, msgs []llms.MessageContent, schema
 	return thinkBlock.ReplaceAllString(resp.Choices[0].Content, ""), nil
 }
 
-// decodeFirst decodes the first JSON object of text into v (inside a code
-// fence first), for models that wrap their JSON in prose.
-func decodeFirst(text string, v any) bool {
+// decodeFirst decodes the first JSON object of text (inside a code fence
+// first) that decodes as a T and that accept takes (nil: any), for models
+// that wrap their JSON in prose.
+func decodeFirst[T any](text string, accept func(T) bool) (T, bool) {
 	if m := fence.FindStringSubmatch(text); m != nil {
 		text = m[1]
 	}
 	for i := 0; i < len(text); i++ {
-		if text[i] == '{' && json.NewDecoder(strings.NewReader(text[i:])).Decode(v) == nil {
-			return true
+		if text[i] != '{' {
+			continue
+		}
+		var v T
+		if json.NewDecoder(strings.NewReader(text[i:])).Decode(&v) == nil && (accept == nil || accept(v)) {
+			return v, true
 		}
 	}
-	return false
+	var zero T
+	return zero, false
 }
 
 // rerankSystem asks for passage numbers only: a 0.5B model follows a
@@ -159,10 +165,10 @@ func (r *LLMReranker) Rerank(ctx context.Context, query string, docs []string) (
 // the whole reply untrustworthy: the model did not read the list it was
 // given, so none of its picks are used.
 func parseRanking(text string, n int) ([]int, error) {
-	var out struct {
+	out, ok := decodeFirst[struct {
 		Ranking []json.Number `json:"ranking"`
-	}
-	if !decodeFirst(text, &out) || out.Ranking == nil {
+	}](text, nil)
+	if !ok || out.Ranking == nil {
 		return nil, citebook.Errorf(citebook.EUNAVAILABLE, "no ranking JSON in the model's reply")
 	}
 	seen := map[int]bool{}
@@ -264,10 +270,8 @@ func (r *LLMRewriter) Rewrite(ctx context.Context, question string) ([]string, e
 	if err != nil {
 		return nil, err
 	}
-	var out struct {
-		Queries []string `json:"queries"`
-	}
-	if !decodeFirst(text, &out) {
+	out, ok := decodeFirst[queries](text, nil)
+	if !ok {
 		return nil, citebook.Errorf(citebook.EUNAVAILABLE, "no queries JSON in the model's reply")
 	}
 	return cleanRewrites(question, out.Queries), nil

@@ -28,32 +28,17 @@ func chatServer(t *testing.T, fn func(system, user string) string) (qa.ModelConf
 	var mu sync.Mutex
 	var users []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			Messages []struct {
-				Role    string          `json:"role"`
-				Content json.RawMessage `json:"content"`
-			} `json:"messages"`
-		}
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		msgs, err := chatMessages(r)
+		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
 		var system, user string
-		for _, m := range req.Messages {
-			var s string
-			if json.Unmarshal(m.Content, &s) != nil {
-				var parts []struct {
-					Text string `json:"text"`
-				}
-				_ = json.Unmarshal(m.Content, &parts)
-				for _, p := range parts {
-					s += p.Text
-				}
-			}
-			if m.Role == "system" {
-				system = s
+		for _, m := range msgs {
+			if m.role == "system" {
+				system = m.text
 			} else {
-				user = s
+				user = m.text
 			}
 		}
 		mu.Lock()
@@ -64,11 +49,7 @@ func chatServer(t *testing.T, fn func(system, user string) string) (qa.ModelConf
 			http.Error(w, "model crashed", http.StatusInternalServerError)
 			return
 		}
-		_ = json.NewEncoder(w).Encode(map[string]any{
-			"id": "chatcmpl-test", "object": "chat.completion", "model": "scripted",
-			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop",
-				"message": map[string]any{"role": "assistant", "content": content}}},
-		})
+		writeChat(w, system+user, content)
 	}))
 	t.Cleanup(srv.Close)
 	cfg := qa.ModelConfig{Provider: "openai", URL: srv.URL + "/v1", Model: "scripted", Client: srv.Client()}
