@@ -24,7 +24,7 @@ const (
 	SignalBM25   = "bm25_only"
 	SignalVector = "vectors_only"
 	// SignalReranked is the order the context is taken in: the passages
-	// after the reranker (term overlap, an endpoint or the model), so a
+	// after the reranker (an endpoint or the model; without one the fused order), so a
 	// model's rerank is measured beside the fused order it started from.
 	SignalReranked = "reranked"
 )
