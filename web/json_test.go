@@ -2,12 +2,14 @@ package web
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
 
+	gojson "github.com/goccy/go-json"
 	"github.com/labstack/echo/v4"
 	"github.com/stretchr/testify/require"
 
@@ -26,9 +28,17 @@ func serialized(t testing.TB, s echo.JSONSerializer, v any, indent string) []byt
 }
 
 // sameAsStandard fails unless jsonSerializer writes v exactly as echo's
-// default (encoding/json) does, plain and indented (?pretty).
+// default (encoding/json) does, plain and indented (?pretty), and
+// goccy/go-json's Marshal (the answer stream's events) as json.Marshal.
 func sameAsStandard(t testing.TB, v any) {
 	t.Helper()
+	want, err := json.Marshal(v)
+	require.NoError(t, err)
+	got, err := gojson.Marshal(v)
+	require.NoError(t, err)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("Marshal: goccy/go-json wrote\n%s\nencoding/json wrote\n%s", got, want)
+	}
 	for _, indent := range []string{"", "  "} {
 		want := serialized(t, echo.DefaultJSONSerializer{}, v, indent)
 		got := serialized(t, jsonSerializer{}, v, indent)
