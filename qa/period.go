@@ -45,9 +45,6 @@ type period struct {
 	// quarter is 1–4 when the cover names it or the quarter ended on a
 	// calendar quarter's end (within a week); 0: unknown.
 	quarter int
-	// fullYear: a quarter's release that also reports the full year
-	// ("results for fourth-quarter and full year 2022").
-	fullYear bool
 	// end is the period's last day, or the date of an 8-K's report.
 	end time.Time
 	// form is the form the cover names ("10-K"), for the trace.
@@ -73,9 +70,6 @@ func (p period) String() string {
 			fmt.Fprintf(&b, "/%d", p.fy+1)
 		}
 	}
-	if p.fullYear {
-		b.WriteString(" and full year")
-	}
 	if !p.end.IsZero() {
 		b.WriteString(" " + p.end.Format("2006-01-02"))
 	}
@@ -100,12 +94,13 @@ var (
 	// "FY2019".
 	fyLabelRe = regexp.MustCompile(`(?i)\b(?:fiscal\s+(?:year\s+)?|FY\s*)((?:19|20)\d{2})\b`)
 	// A quarter named with its year, as releases and questions write it:
-	// "second-quarter 2023", "second quarter of fiscal 2023", "2023
+	// "second-quarter 2023", "fourth quarter and fiscal 2023", "Q4 and
+	// full year 2022", "second quarter of fiscal 2023", "2023
 	// Second-Quarter", "Q2 2023", "Q2'23", "Q22023", "Q2 of FY2024",
 	// "FY23 Q2".
-	quarterRe = regexp.MustCompile(`(?i)\b(first|second|third|fourth|1st|2nd|3rd|4th)[\s-]*quarter(\s+and\s+full[\s-]*year)?(?:\s+of)?(?:\s+(?:fiscal(?:\s+year)?|FY))?\s*'?((?:19|20)\d{2})\b` +
+	quarterRe = regexp.MustCompile(`(?i)\b(first|second|third|fourth|1st|2nd|3rd|4th)[\s-]*quarter(\s+and\s+(?:full[\s-]*year|fiscal(?:\s+year)?))?(?:\s+of)?(?:\s+(?:fiscal(?:\s+year)?|FY))?\s*'?((?:19|20)\d{2})\b` +
 		`|\b((?:19|20)\d{2})\s+(first|second|third|fourth|1st|2nd|3rd|4th)[\s-]*quarter\b` +
-		`|\bQ([1-4])\s*(?:of\s+)?(?:(?:fiscal(?:\s+year)?|FY)\s*)?'?((?:19|20)\d{2}|\d{2})\b` +
+		`|\bQ([1-4])(\s+and\s+(?:full[\s-]*year|fiscal(?:\s+year)?))?\s*(?:of\s+)?(?:(?:fiscal(?:\s+year)?|FY)\s*)?'?((?:19|20)\d{2}|\d{2})\b` +
 		`|\b(?:FY\s*'?)?((?:19|20)\d{2}|\d{2})\s*Q([1-4])\b`)
 	// earningsRe marks a release of results.
 	earningsRe = regexp.MustCompile(`(?i)\bresults\b`)
@@ -212,8 +207,8 @@ func coverPeriod(text string) (p period, ok bool) {
 	}
 	// A quarter named on the cover, as a release of results names it.
 	if p.kind == kindNone || p.kind == kindQuarter && p.end.IsZero() {
-		if y, q, full, ok := firstQuarter(text); ok && (p.kind == kindQuarter || earningsRe.MatchString(text)) {
-			p.kind, p.fy, p.quarter, p.fullYear, p.altFY = kindQuarter, y, q, full, false
+		if y, q, ok := firstQuarter(text); ok && (p.kind == kindQuarter || earningsRe.MatchString(text)) {
+			p.kind, p.fy, p.quarter, p.altFY = kindQuarter, y, q, false
 		}
 	}
 	if p.kind == kindNone {
@@ -242,22 +237,22 @@ func coverPeriod(text string) (p period, ok bool) {
 }
 
 // firstQuarter is the first quarter named with its year in s.
-func firstQuarter(s string) (year, quarter int, fullYear, ok bool) {
+func firstQuarter(s string) (year, quarter int, ok bool) {
 	m := quarterRe.FindStringSubmatch(s)
 	if m == nil {
-		return 0, 0, false, false
+		return 0, 0, false
 	}
 	switch {
 	case m[1] != "":
-		year, quarter, fullYear = yearOf(m[3], 0), ordinalQuarter[strings.ToLower(m[1])], m[2] != ""
+		year, quarter = yearOf(m[3], 0), ordinalQuarter[strings.ToLower(m[1])]
 	case m[4] != "":
 		year, quarter = yearOf(m[4], 0), ordinalQuarter[strings.ToLower(m[5])]
 	case m[6] != "":
-		year, quarter = yearOf(m[7], 0), int(m[6][0]-'0')
+		year, quarter = yearOf(m[8], 0), int(m[6][0]-'0')
 	default:
-		year, quarter = yearOf(m[8], 0), int(m[9][0]-'0')
+		year, quarter = yearOf(m[9], 0), int(m[10][0]-'0')
 	}
-	return year, quarter, fullYear, year > 0
+	return year, quarter, year > 0
 }
 
 // yearOf reads a year of four digits or two ("FY20", "Q2'23", "2021/22"
@@ -356,7 +351,7 @@ func askedPeriod(q string) asked {
 		}
 	}
 	for _, m := range quarterRe.FindAllStringSubmatchIndex(q, -1) {
-		if y, qu, _, ok := firstQuarter(q[m[0]:m[1]]); ok && take(m[0], m[1]) {
+		if y, qu, ok := firstQuarter(q[m[0]:m[1]]); ok && take(m[0], m[1]) {
 			ms = append(ms, mention{pos: m[0], year: y, quarter: qu})
 		}
 	}
@@ -472,9 +467,8 @@ func yearFit(p period, fy int) (float64, bool) {
 // a year. A quarter's number is unknown when its fiscal year is the one
 // after the calendar year it ended in (alt).
 func kindFit(p period, a asked, alt bool) float64 {
-	annual := p.kind == kindAnnual || p.fullYear
 	switch {
-	case a.kind == kindAnnual && annual, a.kind != kindNone && a.kind == p.kind:
+	case a.kind != kindNone && a.kind == p.kind:
 		return 1
 	case a.kind != kindNone:
 		return 0.4
@@ -485,10 +479,13 @@ func kindFit(p period, a asked, alt bool) float64 {
 		return 0.5
 	case a.quarter > 0:
 		return 0.5
-	case annual:
+	case p.kind == kindAnnual:
 		return 1
 	}
-	return 0.7 // a quarter's or an event's filing, for a year asked
+	// A quarter's or an event's filing, for a year asked: the annual
+	// report is the year's own, a fourth quarter's release with the full
+	// year included.
+	return 0.7
 }
 
 // coverText is the text of a book's cover chunks with their headings — a

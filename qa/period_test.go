@@ -168,6 +168,9 @@ func TestCoverPeriodForms(t *testing.T) {
 		{"Acme plc Annual Report and Accounts 2021/22", "annual FY2022"},
 		{"Contoso 2019 Annual Report", "annual FY2019"},
 		{"Contoso reports third-quarter fiscal 2024 results", "quarterly Q3 FY2024"},
+		{"Amcor reports fourth quarter and fiscal 2023 results", "quarterly Q4 FY2023"},
+		{"Q4 and full year 2022 results", "quarterly Q4 FY2022"},
+		{"Contoso results for the quarter ended March 31, 2024", "quarterly Q1 FY2024/2025 2024-03-31"},
 		{"An Introduction to R. Version 4.2.1 (2022-06-23)", ""},
 		{"In the second quarter of 2019 we moved offices.", ""}, // a quarter, but no results released
 		{"LaTeX2ε 入门 2018年", ""},
