@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/citebook/citebook"
 )
@@ -312,12 +313,106 @@ var (
 	askYearRe = regexp.MustCompile(`\b(19|20)\d{2}\b`)
 	// amountAfter: "2018 million", "2018%", "2018.5", "2,018" reads as a number.
 	amountAfter = regexp.MustCompile(`(?i)^(?:[.,]\d|\s*(?:%|percent|million|billion|thousand|bn\b|mn\b|m\b|k\b|units?\b|shares?\b|employees\b|people\b|stores\b))`)
-	// futureRe opens what a question asks to be expected: a year after it is
-	// a forecast, which the filing of the year before states.
-	futureRe = regexp.MustCompile(`(?i)\b(?:expect\w*|forecast\w*|guidance|guides?|outlook|projected|projections?|anticipat\w*|will|future)\b`)
 	// askFormRe names a kind of filing.
 	askFormRe = regexp.MustCompile(`(?i)\b(10-?K|10-?Q|8-?K|20-?F|annual\s+report|quarterly\s+report)\b`)
 )
+
+// futureWords open what a question asks to be expected: a year after one
+// is a forecast, which the filing of the year before states. Those ending
+// in "*" match as prefixes.
+var futureWords = []string{"expect*", "forecast*", "anticipat*", "guidance", "guide", "guides", "outlook",
+	"projected", "projection", "projections", "will", "future"}
+
+// futureAt is where the first future word of lower (a lower-cased
+// question) starts, or len(lower).
+func futureAt(lower string) int {
+	at := len(lower)
+	for _, w := range futureWords {
+		prefix := strings.HasSuffix(w, "*")
+		w = strings.TrimSuffix(w, "*")
+		for from := 0; from < at; {
+			i := strings.Index(lower[from:at], w)
+			if i < 0 {
+				break
+			}
+			i += from
+			end := i + len(w)
+			if (i == 0 || !isWordByte(lower[i-1])) && (prefix || end == len(lower) || !isWordByte(lower[end])) {
+				at = i
+				break
+			}
+			from = end
+		}
+	}
+	return at
+}
+
+// isWordByte is an ASCII letter, digit or underscore, as \b sees words.
+func isWordByte(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_'
+}
+
+// Every period a question writes holds digits, and its words reach at most
+// windowBefore bytes before them ("second quarter of fiscal year 2023")
+// and windowAfter after ("2023 second-quarter"): the regular expressions
+// run on those windows only, not on the whole question.
+const (
+	windowBefore = 60
+	windowAfter  = 24
+)
+
+// digitWindows are the merged windows around the question's digit runs,
+// widened to word boundaries so \b reads them as in the whole text.
+func digitWindows(q string) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(q); {
+		if q[i] < '0' || q[i] > '9' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(q) && q[j] >= '0' && q[j] <= '9' {
+			j++
+		}
+		lo, hi := max(0, i-windowBefore), min(len(q), j+windowAfter)
+		if n := len(out); n > 0 && lo <= out[n-1][1] {
+			lo = out[n-1][0]
+			out = out[:n-1]
+		} else {
+			for lo > 0 && isWordByte(q[lo-1]) {
+				lo--
+			}
+			for lo < i && !utf8.RuneStart(q[lo]) {
+				lo++
+			}
+		}
+		for hi < len(q) && isWordByte(q[hi]) {
+			hi++
+		}
+		for hi < len(q) && !utf8.RuneStart(q[hi]) {
+			hi++
+		}
+		out = append(out, [2]int{lo, hi})
+		i = j
+	}
+	return out
+}
+
+// findAll is re's submatch indexes over the windows of q, as positions in q.
+func findAll(re *regexp.Regexp, q string, wins [][2]int) [][]int {
+	var out [][]int
+	for _, w := range wins {
+		for _, m := range re.FindAllStringSubmatchIndex(q[w[0]:w[1]], -1) {
+			for k := range m {
+				if m[k] >= 0 {
+					m[k] += w[0]
+				}
+			}
+			out = append(out, m)
+		}
+	}
+	return out
+}
 
 // mention is a year a question names, at a position.
 type mention struct {
@@ -332,6 +427,12 @@ type mention struct {
 // forecast years are named, the year before the first of them — the filing
 // that states the forecast.
 func askedPeriod(q string) asked {
+	var a asked
+	wins := digitWindows(q)
+	lower := strings.ToLower(q)
+	if len(wins) == 0 && !strings.Contains(lower, "report") {
+		return a // neither a year nor a form named: the common case, kept cheap
+	}
 	var ms []mention
 	taken := make([]bool, len(q)+1)
 	take := func(a, b int) bool {
@@ -345,17 +446,17 @@ func askedPeriod(q string) asked {
 		}
 		return true
 	}
-	for _, m := range dateRe.FindAllStringSubmatchIndex(q, -1) {
+	for _, m := range findAll(dateRe, q, wins) {
 		if t, ok := parseDate(q, m); ok && take(m[0], m[1]) {
 			ms = append(ms, mention{pos: m[0], year: t.Year(), date: t})
 		}
 	}
-	for _, m := range quarterRe.FindAllStringSubmatchIndex(q, -1) {
+	for _, m := range findAll(quarterRe, q, wins) {
 		if y, qu, ok := firstQuarter(q[m[0]:m[1]]); ok && take(m[0], m[1]) {
 			ms = append(ms, mention{pos: m[0], year: y, quarter: qu})
 		}
 	}
-	for _, m := range askFYRe.FindAllStringSubmatchIndex(q, -1) {
+	for _, m := range findAll(askFYRe, q, wins) {
 		var y int
 		for g := 1; g <= 3; g++ {
 			if m[2*g] >= 0 {
@@ -366,15 +467,18 @@ func askedPeriod(q string) asked {
 			ms = append(ms, mention{pos: m[0], year: y})
 		}
 	}
-	for _, m := range askYearRe.FindAllStringIndex(q, -1) {
+	for _, m := range findAll(askYearRe, q, wins) {
 		if yearNumber(q, m[0], m[1]) && take(m[0], m[1]) {
 			y, _ := strconv.Atoi(q[m[0]:m[1]])
 			ms = append(ms, mention{pos: m[0], year: y})
 		}
 	}
-	var a asked
-	if m := askFormRe.FindString(q); m != "" {
-		switch f := strings.ToUpper(m); {
+	forms := findAll(askFormRe, q, wins)
+	if strings.Contains(lower, "report") {
+		forms = findAll(askFormRe, q, [][2]int{{0, len(q)}})
+	}
+	if len(forms) > 0 {
+		switch f := strings.ToUpper(q[forms[0][0]:forms[0][1]]); {
 		case strings.HasPrefix(f, "10") && strings.HasSuffix(f, "Q"), strings.HasPrefix(f, "QUARTERLY"):
 			a.kind = kindQuarter
 		case strings.HasSuffix(f, "K") && strings.HasPrefix(f, "8"):
@@ -384,8 +488,8 @@ func askedPeriod(q string) asked {
 		}
 	}
 	future := len(q)
-	if m := futureRe.FindStringIndex(q); m != nil {
-		future = m[0]
+	if len(ms) > 0 {
+		future = futureAt(lower)
 	}
 	var best, first *mention
 	for i := range ms {
@@ -421,7 +525,7 @@ func yearNumber(q string, i, j int) bool {
 	if i > 1 && (q[i-1] == ',' || q[i-1] == '.') && q[i-2] >= '0' && q[i-2] <= '9' {
 		return false
 	}
-	return !amountAfter.MatchString(q[j:])
+	return !amountAfter.MatchString(q[j:min(len(q), j+16)]) // its longest word, not the rest of the text
 }
 
 // fit is how well a filing's period fits the period asked, in (0, 1]: the

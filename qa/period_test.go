@@ -238,3 +238,30 @@ func TestRouteByPeriod(t *testing.T) {
 		})
 	}
 }
+
+// FuzzPeriod: any question or cover text is read without panicking, and
+// what is read is a plausible period — years of four digits, quarters 1–4,
+// a fit in (0, 1] — so routing can only reorder books, never fail.
+func FuzzPeriod(f *testing.F) {
+	for _, s := range []string{
+		"Q2 of FY2024", "Q22023", "Q2'23", "FY20 and FY21", "$2018 million", "2,018", "August 30, 2023",
+		"31 December 2021", "For the fiscal year ended January 1, 2023", "For the quarterly period ended July 29, 2023",
+		"Date of report: May 3, 2022", "Annual Report and Accounts 1999/00", "results for fourth quarter and fiscal 2023",
+		"FY'", "Q5 2023", "Feb 30, 2023", "Q0", "2017年4月", "fiscal year 2018 ended June 30, 2018", "expected in FY2023",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		a := askedPeriod(s)
+		if a.fy != 0 && (a.fy < 1899 || a.fy > 2099) || a.quarter < 0 || a.quarter > 4 {
+			t.Fatalf("%q: asked %+v", s, a)
+		}
+		p, ok := coverPeriod(s)
+		if ok != (p.kind != kindNone) || p.fy != 0 && (p.fy < 1899 || p.fy > 2100) || p.quarter < 0 || p.quarter > 4 {
+			t.Fatalf("%q: cover %+v", s, p)
+		}
+		if fit := a.fit(p); ok && !a.empty() && (fit <= 0 || fit > 1) {
+			t.Fatalf("%q: fit %v", s, fit)
+		}
+	})
+}

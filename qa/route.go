@@ -190,13 +190,13 @@ func cover(cs []citebook.Chunk) []citebook.Chunk {
 // names match state theirs on the cover, each such book's score is
 // multiplied by how well its period fits, relative to the best fit among
 // them: the 10-K of the year asked ranks above the same company's other
-// filings. It returns nil when there is no choice to make, and the period
-// asked (for the trace).
+// filings. It returns nil when there is no choice to make, and else the
+// period asked (for the trace).
 func (p *Pipeline) route(ctx context.Context, question string, f citebook.Filter) ([]BookScore, string, error) {
-	a := askedPeriod(question)
 	if len(f.Books) < 3 {
-		return nil, a.String(), nil
+		return nil, "", nil
 	}
+	a := askedPeriod(question)
 	terms := routeTerms(question)
 	profs := make([]*profile, len(f.Books))
 	for i, b := range f.Books {
