@@ -265,3 +265,18 @@ func FuzzPeriod(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkAskedPeriod: reading a question's period, for one that writes
+// a year and one that writes none (the common case, kept cheap).
+func BenchmarkAskedPeriod(b *testing.B) {
+	for name, q := range map[string]string{
+		"year": "Basing your judgment by information plainly provided in the balance sheet and the P&L statement, what is Lockheed Martin's FY2020 asset turnover ratio?",
+		"none": "How do I reshape a data frame in R with the reshape function and keep the id columns?",
+	} {
+		b.Run(name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				askedPeriod(q)
+			}
+		})
+	}
+}
