@@ -85,6 +85,11 @@ func TestRouteBooksByMetadata(t *testing.T) {
 	require.NoError(t, err)
 	for _, s := range scores {
 		require.False(t, s.Routed && s.BookID == "annual", "%+v", scores)
+		if s.BookID == "annual" {
+			require.Empty(t, s.Period, "nor shown the period its denied cover states")
+		} else if s.BookID == "3M_2018_10K" {
+			require.Equal(t, "10-K FY2018 2018-12-31", s.Period)
+		}
 	}
 	defs, err := p.scopeDefinitions(context.Background(), f)
 	require.NoError(t, err)
