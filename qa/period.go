@@ -98,11 +98,12 @@ var (
 	// "second-quarter 2023", "fourth quarter and fiscal 2023", "Q4 and
 	// full year 2022", "second quarter of fiscal 2023", "2023
 	// Second-Quarter", "Q2 2023", "Q2'23", "Q22023", "Q2 of FY2024",
-	// "FY23 Q2".
+	// "FY23 Q2", "3Q23", "1Q FY2024".
 	quarterRe = regexp.MustCompile(`(?i)\b(first|second|third|fourth|1st|2nd|3rd|4th)[\s-]*quarter(\s+and\s+(?:full[\s-]*year|fiscal(?:\s+year)?))?(?:\s+of)?(?:\s+(?:fiscal(?:\s+year)?|FY))?\s*'?((?:19|20)\d{2})\b` +
 		`|\b((?:19|20)\d{2})\s+(first|second|third|fourth|1st|2nd|3rd|4th)[\s-]*quarter\b` +
 		`|\bQ([1-4])(\s+and\s+(?:full[\s-]*year|fiscal(?:\s+year)?))?\s*(?:of\s+)?(?:(?:fiscal(?:\s+year)?|FY)\s*)?'?((?:19|20)\d{2}|\d{2})\b` +
-		`|\b(?:FY\s*'?)?((?:19|20)\d{2}|\d{2})\s*Q([1-4])\b`)
+		`|\b(?:FY\s*'?)?((?:19|20)\d{2}|\d{2})\s*Q([1-4])\b` +
+		`|\b([1-4])Q\s*(?:(?:fiscal(?:\s+year)?|FY)\s*)?'?((?:19|20)\d{2}|\d{2})\b`)
 	// earningsRe marks a release of results.
 	earningsRe = regexp.MustCompile(`(?i)\bresults\b`)
 )
@@ -250,8 +251,10 @@ func firstQuarter(s string) (year, quarter int, ok bool) {
 		year, quarter = yearOf(m[4], 0), ordinalQuarter[strings.ToLower(m[5])]
 	case m[6] != "":
 		year, quarter = yearOf(m[8], 0), int(m[6][0]-'0')
-	default:
+	case m[9] != "":
 		year, quarter = yearOf(m[9], 0), int(m[10][0]-'0')
+	default:
+		year, quarter = yearOf(m[12], 0), int(m[11][0]-'0')
 	}
 	return year, quarter, year > 0
 }

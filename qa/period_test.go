@@ -129,6 +129,7 @@ func TestAskedPeriod(t *testing.T) {
 		{"What were sales in the second quarter of fiscal 2023?", "Q2 FY2023"},
 		{"What were sales in the 2023 third-quarter?", "Q3 FY2023"},
 		{"What was the margin in FY23 Q4?", "Q4 FY2023"},
+		{"How did 3Q23 revenue compare with 1Q FY2024?", "Q1 FY2024"},
 		{"Did net earnings increase in Q2 of FY2023 compared to Q2 of FY2022?", "Q2 FY2023"},
 		// Dates; a date after "will" is a fact, not a forecast.
 		{"What is the gain as of August 30, 2023?", "FY2023 2023-08-30"},
