@@ -82,7 +82,7 @@ const months = `(january|february|march|april|may|june|july|august|september|oct
 
 var (
 	// dateRe is "December 31, 2018" or "31 December 2018".
-	dateRe = regexp.MustCompile(`(?i)\b(?:` + months + `\s+(\d{1,2}),?\s+(\d{4})|(\d{1,2})\s+` + months + `,?\s+(\d{4}))\b`)
+	dateRe = regexp.MustCompile(`(?i)\b(?:` + months + `\s+(\d{1,2}),?\s+((?:19|20)\d{2})|(\d{1,2})\s+` + months + `,?\s+((?:19|20)\d{2}))\b`)
 	// A cover's statement of its period, each followed by a date.
 	yearEndedRe    = regexp.MustCompile(`(?i)\b(?:fiscal\s+)?year\s+ended\s*$`)
 	quarterEndedRe = regexp.MustCompile(`(?i)\b(?:quarterly\s+period|quarter|three\s+months)\s+ended\s*$`)
