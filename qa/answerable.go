@@ -282,10 +282,11 @@ func (p *Pipeline) keyTerms(ctx context.Context, question string, lib, f citeboo
 		}
 		// Weights come from the scope searched when it is big enough to
 		// have statistics (a book), else from the whole library.
-		wdf, wn := df, n
+		wdf, wn, wf := df, n, f
 		if n < minStatsChunks {
-			wdf, wn = libDF, libN
+			wdf, wn, wf = libDF, libN, lib
 		}
+		straddle := p.straddling(ctx, question, wf)
 		out := make([]keyTerm, 0, len(cands))
 		for i, t := range cands {
 			if df[i] == 0 && isMixed(t) {
@@ -294,6 +295,11 @@ func (p *Pipeline) keyTerms(ctx context.Context, question string, lib, f citeboo
 			w := 1.0
 			if wn > 0 {
 				w = idf(wdf[i], wn)
+				if nd, ok := straddle[t]; ok {
+					// 码范 of 页码范围: its rarity is that of no word,
+					// it says no more than the words it joins.
+					w = min(w, idf(nd, wn))
+				}
 			}
 			out = append(out, keyTerm{text: t, kind: kinds[t], df: df[i], weight: w})
 		}
@@ -304,6 +310,46 @@ func (p *Pipeline) keyTerms(ctx context.Context, question string, lib, f citeboo
 		out = append(out, keyTerm{text: t, kind: kinds[t], weight: 1})
 	}
 	return out, n
+}
+
+// straddling is the set of the question's CJK character pairs that cross
+// a word boundary by the statistics of the books in f
+// (analysis.Straddles): "写页码范围" holds 写页 and 码范, which no book
+// spells as a word. Left among the key terms, such a pair weighs most
+// (it is rare because it is no word) and no passage holds it, so the
+// best passage of an answerable question covered 1 of 8 key terms. A
+// pair some run of the question uses as a word stays. Nil without
+// statistics.
+func (p *Pipeline) straddling(ctx context.Context, question string, f citebook.Filter) map[string]int {
+	runs := analysis.CJKRuns(question)
+	if p.deps.Stats == nil || len(runs) == 0 {
+		return nil
+	}
+	var pairs []string
+	for _, r := range runs {
+		pairs = append(pairs, r...)
+	}
+	df, _, err := p.deps.Stats.DocFreq(ctx, pairs, f)
+	if err != nil || len(df) != len(pairs) {
+		return nil
+	}
+	out, word := map[string]int{}, map[string]bool{}
+	k := 0
+	for _, r := range runs {
+		d := df[k : k+len(r)]
+		for i, cross := range analysis.Straddles(d) {
+			if cross {
+				out[r[i]] = min(d[i-1], d[i+1])
+			} else {
+				word[r[i]] = true
+			}
+		}
+		k += len(r)
+	}
+	for t := range word {
+		delete(out, t)
+	}
+	return out
 }
 
 // minStatsChunks is the smallest scope whose own document frequencies

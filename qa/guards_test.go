@@ -292,3 +292,38 @@ func TestSupportCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestKeyTermsCJKUnits: a CJK question's key terms are its words, not the
+// character pairs across two of them. In "写页码范围…哪一种横线" the pairs
+// 码范 (页码|范围) and 种横 (一种|横线) are rare in the book because they
+// are no words; weighed by their rarity they outweighed every real term
+// and the page that answers (p. 26: "短破折号…表示范围", "pages 13--67")
+// covered 1 of 8 key terms. Over the real book they weigh no more than the
+// words they join, while the words and numbers keep their own weight.
+func TestKeyTermsCJKUnits(t *testing.T) {
+	lib := shared(t)
+	p := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
+	ctx := context.Background()
+	for _, c := range []struct {
+		question string
+		straddle map[string][2]string // pair → the words either side
+		words    []string             // real terms, weighed as before
+	}{
+		{"写页码范围（比如第 13 到 67 页）时，应该用哪一种横线？",
+			map[string][2]string{"码范": {"页码", "范围"}},
+			[]string{"页码", "范围", "横线", "13", "67"}},
+		{"为什么不推荐用两个美元符号 $$ 来写单独成行的公式？",
+			map[string][2]string{"元符": {"美元", "符号"}},
+			[]string{"推荐", "美元", "符号", "单独", "公式"}},
+	} {
+		w, err := qa.KeyTermWeights(ctx, p, lin, []string{bookZH}, c.question)
+		require.NoError(t, err)
+		for pair, words := range c.straddle {
+			require.Contains(t, w, pair, c.question)
+			require.LessOrEqual(t, w[pair], max(w[words[0]], w[words[1]]), "%s: %s weighs more than %v: %v", c.question, pair, words, w)
+		}
+		for _, word := range c.words {
+			require.Contains(t, w, word, c.question)
+		}
+	}
+}

@@ -181,9 +181,13 @@ func (p *Pipeline) termWeights(ctx context.Context, query string, f citebook.Fil
 	if err != nil || n < minStatsChunks || len(df) != len(qterms) {
 		return nil
 	}
+	straddle := p.straddling(ctx, query, f)
 	w := make(map[string]float64, len(qterms))
 	for i, t := range qterms {
 		w[t] = idf(df[i], n)
+		if nd, ok := straddle[t]; ok {
+			w[t] = min(w[t], idf(nd, n))
+		}
 	}
 	return w
 }
