@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/citation"
 	"github.com/citebook/citebook/qa"
@@ -325,5 +326,36 @@ func TestKeyTermsCJKUnits(t *testing.T) {
 		for _, word := range c.words {
 			require.Contains(t, w, word, c.question)
 		}
+	}
+}
+
+// TestThresholdIgnoresAbsentCJKPairs: a CJK pair no chunk in scope holds
+// (面敲 of "后面敲的", 不见) tells no passage from another; weighed by its
+// rarity it kept the page that answers (p. 16, where commands swallow the
+// spaces after them) under the keyword bar, and the question was refused
+// as if nothing were relevant. An English word the filing never uses
+// still counts: the off-topic dinner question stays refused.
+func TestThresholdIgnoresAbsentCJKPairs(t *testing.T) {
+	lib := shared(t)
+	p := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
+	ctx := context.Background()
+	for _, c := range []struct {
+		who      citebook.Principal
+		book     string
+		question string
+		page     int // 0: refused
+	}{
+		{lin, bookZH, "为什么我在 \\TeX 后面敲的空格，在输出里不见了？", 16},
+		{analyst, bookJNJ, "What time is dinner served today?", 0},
+	} {
+		a, err := p.Ask(ctx, c.who, qa.Request{Question: c.question, BookIDs: []string{c.book}}, nil)
+		require.NoError(t, err)
+		if c.page == 0 {
+			require.True(t, a.Refused, "%s: %s", c.question, a.Answer)
+			continue
+		}
+		require.False(t, a.Refused, "%s: %+v", c.question, a.Trace.Answerability)
+		require.NotEmpty(t, a.Citations)
+		require.Equal(t, c.page, a.Citations[0].Page, "%s: %+v", c.question, a.Citations[0])
 	}
 }

@@ -184,6 +184,18 @@ func (p *Pipeline) termWeights(ctx context.Context, query string, f citebook.Fil
 	straddle := p.straddling(ctx, query, f)
 	w := make(map[string]float64, len(qterms))
 	for i, t := range qterms {
+		if df[i] == 0 && isCJKTerm(t) {
+			// No chunk in scope holds this pair, so it tells no chunk
+			// from another, and it may be no word at all (面敲 of
+			// 后面敲的): weighed by its rarity it outweighed the rest,
+			// and the passage that answers "为什么我在 \TeX
+			// 后面敲的空格…不见了" held every other term and still fell
+			// under the bar. Answerability still counts it against the
+			// best passage. An absent English word is a word the asker
+			// chose, and stays: "dinner" absent from a filing keeps
+			// "what time is dinner served today?" out.
+			continue
+		}
 		w[t] = idf(df[i], n)
 		if nd, ok := straddle[t]; ok {
 			w[t] = min(w[t], idf(nd, n))
