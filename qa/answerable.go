@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -30,7 +31,7 @@ type Answerability struct {
 	Code       string   `json:"code"`             // answered, never_mentioned, low_coverage, nothing_relevant, unsupported, no_answer
 	Reason     string   `json:"reason,omitempty"` // a sentence for people
 	KeyTerms   []string `json:"key_terms,omitempty"`
-	Missing    []string `json:"missing,omitempty"`  // key names, numbers or identifiers no chunk in scope contains
+	Missing    []string `json:"missing,omitempty"`  // key names, numbers or identifiers no chunk in scope contains; symbols no context passage shows
 	Covered    []string `json:"covered,omitempty"`  // key terms the best evidence holds
 	Coverage   float64  `json:"coverage"`           // IDF-weighted share of the key terms the best evidence holds
 	Bar        float64  `json:"bar"`                // the coverage needed
@@ -434,6 +435,12 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 		a.Reason = fmt.Sprintf("the %s never mention%s %s", scopeNoun(f), plural(f), quoteList(a.Missing))
 		return a
 	}
+	if miss := unseenSymbols(question, chunks); len(miss) > 0 {
+		a.Code = CodeLowCoverage
+		a.Missing = miss
+		a.Reason = fmt.Sprintf("no passage found shows %s", quoteList(miss))
+		return a
+	}
 	if len(keys) == 0 {
 		// Nothing to weigh (a question of stopwords): leave it to the
 		// answerer and support verification.
@@ -455,6 +462,37 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 	}
 	a.Answerable, a.Code = true, CodeAnswered
 	return a
+}
+
+// symbolRun matches operators and markup a question types verbatim ("$$",
+// "<<-", "#!/", "%*%", R's "%in%"): code the segmenter cannot see, since
+// it keeps letters and digits only.
+var symbolRun = regexp.MustCompile(`%[A-Za-z.]+%|[$%<>=!&|^~*+\\@#/-]{2,}`)
+
+// unseenSymbols lists the symbols of the question (symbolRun; a run of
+// dashes or slashes alone is punctuation) that no context passage shows
+// verbatim. Such a symbol is the question's subject ("why not write
+// display maths with $$?"), and a passage without it answers a neighbouring
+// question: lshort-zh-cn quotes "单独成行的行间公式…由equation环境包裹" for
+// the $$ question, from the page before the one that explains it.
+func unseenSymbols(question string, chunks []ContextChunk) []string {
+	var out []string
+	for _, sym := range symbolRun.FindAllString(question, -1) {
+		if strings.Trim(sym, "-") == "" || strings.Trim(sym, "/") == "" || slices.Contains(out, sym) {
+			continue
+		}
+		seen := false
+		for _, c := range chunks {
+			if strings.Contains(c.Chunk.Text, sym) {
+				seen = true
+				break
+			}
+		}
+		if !seen {
+			out = append(out, sym)
+		}
+	}
+	return out
 }
 
 func scopeNoun(f citebook.Filter) string {

@@ -359,3 +359,32 @@ func TestThresholdIgnoresAbsentCJKPairs(t *testing.T) {
 		require.Equal(t, c.page, a.Citations[0].Page, "%s: %+v", c.question, a.Citations[0])
 	}
 }
+
+// TestGuardUnseenSymbol: a symbol the question types ("$$", "<<-") is its
+// subject; when no passage found shows it, the passages answer a
+// neighbouring question (lshort-zh-cn's "单独成行的行间公式…由equation环境包裹"
+// for why $$ is discouraged), so the answer is a refusal that names it.
+// Where the passages show it, the question is answered as before.
+func TestGuardUnseenSymbol(t *testing.T) {
+	lib := shared(t)
+	p := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
+	for _, c := range []struct {
+		who      citebook.Principal
+		book     string
+		question string
+		refused  bool
+	}{
+		{lin, bookZH, "为什么不推荐用两个美元符号 $$ 来写单独成行的公式？", true},
+		{alice, bookR, "What does the <<- operator do when it is used inside a function?", false},
+	} {
+		a, err := p.Ask(context.Background(), c.who, qa.Request{Question: c.question, BookIDs: []string{c.book}}, nil)
+		require.NoError(t, err)
+		require.Equal(t, c.refused, a.Refused, "%s: %s %+v", c.question, a.Answer, a.Trace.Answerability)
+		if c.refused {
+			require.Contains(t, a.Trace.Answerability.Reason, "$$")
+			require.Empty(t, a.Citations)
+		} else {
+			require.NotEmpty(t, a.Citations)
+		}
+	}
+}
