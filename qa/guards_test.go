@@ -346,6 +346,8 @@ func TestThresholdIgnoresAbsentCJKPairs(t *testing.T) {
 		page     int // 0: refused
 	}{
 		{lin, bookZH, "为什么我在 \\TeX 后面敲的空格，在输出里不见了？", 16},
+		// fourth by BM25, first fused; holds 13, 67, 横线 and 范围
+		{lin, bookZH, "写页码范围（比如第 13 到 67 页）时，应该用哪一种横线？", 26},
 		{analyst, bookJNJ, "What time is dinner served today?", 0},
 	} {
 		a, err := p.Ask(ctx, c.who, qa.Request{Question: c.question, BookIDs: []string{c.book}}, nil)

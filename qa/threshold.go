@@ -16,10 +16,14 @@ import (
 //     cosine alone cannot tell "what time is dinner today?" from a real
 //     question, or
 //   - the keyword side ranked it near the top of the whole scope (not only
-//     of the books routing searched first) and it holds most of the query's
-//     terms, weighed by their rarity in scope (exact names and numbers that
-//     embeddings blur; "Debian" in every chunk of the Debian reference is
-//     not what makes a chunk about the question), or
+//     of the books routing searched first), or the keyword side found it
+//     and the fusion ranked it near the top (cands come sorted by fused
+//     score: its heading, proximity and coverage features weigh more than
+//     one more BM25 hit; lshort-zh-cn's page on dashes, fourth by BM25 for
+//     "写页码范围…应该用哪一种横线", is first fused), and it holds most of
+//     the query's terms, weighed by their rarity in scope (exact names and
+//     numbers that embeddings blur; "Debian" in every chunk of the Debian
+//     reference is not what makes a chunk about the question), or
 //   - the scope is small (every chunk of it was a candidate: one article)
 //     and the keyword side ranked it near the top with as many shared terms
 //     as a moderate cosine needs: with a handful of chunks, cosine ranks
@@ -40,7 +44,7 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 		qidx[t] = i
 	}
 	found := make([]bool, len(qterms))
-	for _, c := range cands {
+	for ci, c := range cands {
 		var have map[string]bool
 		terms := func() map[string]bool {
 			if have == nil {
@@ -61,7 +65,7 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 			kept = append(kept, c)
 		case c.vecRank > 0 && c.vecScore >= min && matched(qterms, terms()) >= need:
 			kept = append(kept, c)
-		case c.seenLex > 0 && c.seenLex <= p.opts.LexicalRank && weightedCoverage(qterms, weights, terms()) >= p.opts.LexicalCover:
+		case c.seenLex > 0 && (c.seenLex <= p.opts.LexicalRank || ci < p.opts.LexicalRank) && weightedCoverage(qterms, weights, terms()) >= p.opts.LexicalCover:
 			kept = append(kept, c)
 		case small && c.lexRank > 0 && c.lexRank <= p.opts.LexicalRank && matched(qterms, terms()) >= need:
 			kept = append(kept, c)
