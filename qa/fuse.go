@@ -26,6 +26,11 @@ type candidate struct {
 	seenVec, seenLex int
 	// kept says the candidate passed the threshold (see threshold).
 	kept bool
+	// present has bit i set when the chunk's text holds the threshold's
+	// term i of the query, read with the features' terms (see analyse);
+	// valid when presentOK.
+	present   uint64
+	presentOK bool
 }
 
 // Fusion weighs the two retrievers and says how a page's chunks pool their

@@ -2,6 +2,7 @@ package qa
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/citebook/citebook"
@@ -45,10 +46,10 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 	}
 	found := make([]bool, len(qterms))
 	for ci, c := range cands {
-		var have map[string]bool
-		terms := func() map[string]bool {
+		var have []bool
+		terms := func() []bool {
 			if have == nil {
-				have = p.present(qterms, qidx, found, &c.chunk)
+				have = p.present(qterms, qidx, found, c)
 			}
 			return have
 		}
@@ -59,15 +60,15 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 		// relevant.
 		routedOnly := c.seenVec == 0 && c.seenLex == 0 || c.vecRank > 0 && c.seenVec == 0
 		switch {
-		case routedOnly && !(c.vecScore >= strong || coverage(qterms, terms()) >= p.opts.LexicalCover):
+		case routedOnly && !(c.vecScore >= strong || coverage(terms()) >= p.opts.LexicalCover):
 			dropped = append(dropped, c)
 		case c.vecRank > 0 && c.vecScore >= strong:
 			kept = append(kept, c)
-		case c.vecRank > 0 && c.vecScore >= min && matched(qterms, terms()) >= need:
+		case c.vecRank > 0 && c.vecScore >= min && matched(terms()) >= need:
 			kept = append(kept, c)
 		case c.seenLex > 0 && (c.seenLex <= p.opts.LexicalRank || ci < p.opts.LexicalRank) && weightedCoverage(qterms, weights, terms()) >= p.opts.LexicalCover:
 			kept = append(kept, c)
-		case small && c.lexRank > 0 && c.lexRank <= p.opts.LexicalRank && matched(qterms, terms()) >= need:
+		case small && c.lexRank > 0 && c.lexRank <= p.opts.LexicalRank && matched(terms()) >= need:
 			kept = append(kept, c)
 		default:
 			dropped = append(dropped, c)
@@ -76,41 +77,46 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 	return kept, dropped
 }
 
-// present is the set of query terms (qidx: term → index in qterms, found:
-// scratch of the same length) among the terms of a chunk's text,
-// lower-cased as TermSet does. It answers matched and coverage like TermSet
-// of the whole text without building a set of every term of the chunk (a
-// tenth of a search's CPU), and with EachTerm without a string per term
-// either; with ChunkTerms it reads the terms the lexical index kept.
-func (p *Pipeline) present(qterms []string, qidx map[string]int, found []bool, c *citebook.Chunk) map[string]bool {
+// present flags in found (scratch of qterms' length) the query terms
+// (qidx: term → index in qterms) among the terms of a chunk's text,
+// lower-cased as TermSet does, and returns it. It answers matched and
+// coverage like TermSet of the whole text without building a set of every
+// term of the chunk (a tenth of a search's CPU), and with EachTerm without
+// a string per term either; the fusion features' read of the candidate's
+// indexed terms noted them already (candidate.present) when the index held
+// it, otherwise ChunkTerms reads the terms the lexical index kept.
+func (p *Pipeline) present(qterms []string, qidx map[string]int, found []bool, cand *candidate) []bool {
 	clear(found)
-	have := map[string]bool{}
+	if cand.presentOK {
+		for i := range found {
+			found[i] = cand.present&(1<<i) != 0
+		}
+		return found
+	}
+	c := &cand.chunk
 	text := c.FoundBy()
 	if p.deps.ChunkTerms != nil && p.deps.ChunkTerms.ChunkTerms(c, qterms, func(w int, head bool, _ func() string) {
-		if !head && w >= 0 && !found[w] {
+		if !head && w >= 0 {
 			found[w] = true
-			have[qterms[w]] = true
 		}
 	}) {
-		return have
+		return found
 	}
 	if p.deps.EachTerm != nil {
 		// EachTerm's terms are lower-cased already (analysis.Terms').
 		p.deps.EachTerm(text, func(t []byte) {
-			if i, ok := qidx[string(t)]; ok && !found[i] {
+			if i, ok := qidx[string(t)]; ok {
 				found[i] = true
-				have[string(t)] = true
 			}
 		})
-		return have
+		return found
 	}
 	for _, t := range p.deps.Terms(text) {
-		if i, ok := qidx[strings.ToLower(t)]; ok && !found[i] {
+		if i, ok := qidx[strings.ToLower(t)]; ok {
 			found[i] = true
-			have[strings.ToLower(t)] = true
 		}
 	}
-	return have
+	return found
 }
 
 // strongMargin is the default gap between the minimum and the strong bar.
@@ -123,42 +129,41 @@ func needTerms(n int) int {
 	return min(n, max(2, (n+3)/4))
 }
 
-// matched counts the query terms found in a text's terms.
-func matched(query []string, text map[string]bool) int {
+// matched counts the query terms a text holds (have[i] for query[i]).
+func matched(have []bool) int {
 	n := 0
-	for _, q := range query {
-		if text[q] {
+	for _, h := range have {
+		if h {
 			n++
 		}
 	}
 	return n
 }
 
-// coverage is the share of the query terms found in a text's terms.
-func coverage(query []string, text map[string]bool) float64 {
-	if len(query) == 0 {
+// coverage is the share of the query terms a text holds.
+func coverage(have []bool) float64 {
+	if len(have) == 0 {
 		return 0
 	}
-	return float64(matched(query, text)) / float64(len(query))
+	return float64(matched(have)) / float64(len(have))
 }
 
-// weightedCoverage is the share of the query terms' weight found in a
-// text's terms, summed in the query's order so the same question always
-// gives the same share; with no weights every query term counts one.
-func weightedCoverage(query []string, weights map[string]float64, text map[string]bool) float64 {
+// weightedCoverage is the share of the query terms' weight a text holds
+// (have[i] for query[i]), summed in the query's order so the same question
+// always gives the same share; with no weights every query term counts
+// one.
+func weightedCoverage(query []string, weights map[string]float64, have []bool) float64 {
 	if weights == nil {
-		return coverage(query, text)
+		return coverage(have)
 	}
 	total, got := 0.0, 0.0
-	seen := make(map[string]bool, len(weights))
-	for _, q := range query {
+	for i, q := range query {
 		w, ok := weights[q]
-		if !ok || seen[q] {
+		if !ok || slices.Contains(query[:i], q) {
 			continue
 		}
-		seen[q] = true
 		total += w
-		if text[q] {
+		if have[i] {
 			got += w
 		}
 	}
