@@ -57,6 +57,10 @@ func TestIndexedTermsRankAsSegmenting(t *testing.T) {
 	require.Zero(t, read.missed.Load())
 }
 
+func (c *countingTerms) Holds(ch *citebook.Chunk, want []string) (uint64, bool) {
+	return c.src.Holds(ch, want)
+}
+
 func (c *countingTerms) ChunkSentences(ch *citebook.Chunk, want []string, fn func(int, int, func() string)) bool {
 	ok := c.src.ChunkSentences(ch, want, fn)
 	if ok {

@@ -164,9 +164,9 @@ type chunkTerms struct {
 // stay empty) and which of the threshold's terms its text holds, in one
 // pass over its indexed terms, without term lists or a padded string of
 // its content terms: building those was a third of a search's CPU, and
-// reading the chunk once for the features, once more to skip it (the
-// postings of each pair term, lexical.Holds) and again for the threshold
-// cost a tenth. A pair counts when its terms follow each other in the
+// reading the chunk once for the features and again for the threshold
+// cost a tenth (a candidate that can hold no pair is not read: the
+// postings tell, see possible). A pair counts when its terms follow each other in the
 // content run, as they would appear padded in the run's padded string.
 // Without the index (src nil, or the chunk not held as given) the text is
 // segmented for the features alone and presentOK stays false.
@@ -180,8 +180,11 @@ func analyse(src ChunkTerms, c *citebook.Chunk, head, text bool, scan pairScan) 
 		found  [8]bool // the pairs found, when at most 8
 		prev   = -1    // the previous content term among pairs' terms, -1: none
 	)
-	if !head && !text && len(pairs) == 0 && (src == nil || !scan.present) {
-		return ct // nothing to read
+	if !head && !text && !scan.possible(src, c) {
+		// No pair can be adjacent in it, which the index tells from its
+		// postings more cheaply than reading the chunk's terms; the
+		// threshold reads them if it needs them.
+		return ct
 	}
 	seen := found[:0]
 	if len(pairs) <= len(found) {
@@ -303,6 +306,29 @@ func newPairScan(pairs [][2]string, qterms []string) pairScan {
 		}
 	}
 	return s
+}
+
+// possible reports whether a chunk may hold one of the pairs adjacent:
+// false when there are none, or when the index tells (src.Holds) that it
+// lacks a term of every pair; true when unsure.
+func (s pairScan) possible(src ChunkTerms, c *citebook.Chunk) bool {
+	if len(s.pairs) == 0 {
+		return false
+	}
+	if src == nil || len(s.words) > 64 {
+		return true
+	}
+	held, ok := src.Holds(c, s.words)
+	if !ok {
+		return true
+	}
+	for _, p := range s.pairs {
+		a, b := slices.Index(s.words, p[0]), slices.Index(s.words, p[1])
+		if held&(1<<a) != 0 && held&(1<<b) != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // analyseText segments a chunk's heading path and text for analyse:

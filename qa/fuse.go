@@ -31,6 +31,9 @@ type candidate struct {
 	// valid when presentOK.
 	present   uint64
 	presentOK bool
+	// xScore is BM25 of the expanded query, when xFound (see fuse).
+	xScore float64
+	xFound bool
 }
 
 // Fusion weighs the two retrievers and says how a page's chunks pool their
@@ -157,13 +160,25 @@ func EmbedderKind(v citebook.EmbeddingVersion) string {
 // are, and with tuned weights it does not let a weak signal outvote a
 // strong one. The chunks of one page then pool their evidence (see Fusion).
 func fuse(query int, vec, lex, expanded []citebook.Hit, rewritten [][]citebook.Hit, w Fusion, qf *queryFeatures) []*candidate {
-	byID := map[string]*candidate{}
-	var out []*candidate
+	// The candidates are allocated in blocks and found by ID in one map
+	// sized for the hits: one allocation per candidate and the map's
+	// growth were a twentieth of a search's CPU.
+	size := len(vec) + len(lex) + len(expanded)
+	if qf != nil {
+		size += len(qf.titled)
+	}
+	byID := make(map[string]*candidate, size)
+	out := make([]*candidate, 0, size)
+	var block []candidate
 	get := func(c citebook.Chunk) *candidate {
 		if x, ok := byID[c.ID]; ok {
 			return x
 		}
-		x := &candidate{chunk: c, query: query}
+		if len(block) == cap(block) {
+			block = make([]candidate, 0, max(16, size-len(out)))
+		}
+		block = append(block, candidate{chunk: c, query: query})
+		x := &block[len(block)-1]
 		byID[c.ID] = x
 		out = append(out, x)
 		return x
@@ -190,18 +205,20 @@ func fuse(query int, vec, lex, expanded []citebook.Hit, rewritten [][]citebook.H
 			get(h.Chunk) // candidates by their headings alone; boost scores them
 		}
 	}
-	xs := map[string]float64{}
 	xtop := 0.0
 	for _, h := range expanded {
 		c := get(h.Chunk)
-		xs[c.chunk.ID] = h.Score
+		c.xScore, c.xFound = h.Score, true
 		xtop = max(xtop, h.Score)
 	}
-	rw := rewriteScores(rewritten, get)
+	var rw map[string]float64
+	if len(rewritten) > 0 {
+		rw = rewriteScores(rewritten, get)
+	}
 	for _, c := range out {
 		c.own += w.Rewrite * rw[c.chunk.ID]
-		if x, ok := xs[c.chunk.ID]; ok && xtop > 0 {
-			c.own += w.Expansion * x / xtop
+		if c.xFound && xtop > 0 {
+			c.own += w.Expansion * c.xScore / xtop
 		}
 		if c.lexRank > 0 && top > 0 {
 			c.own += w.Lexical * c.lexScore / top
@@ -257,19 +274,32 @@ func unitOf(c *citebook.Chunk) unit {
 // pool gives each unit's best chunk the unit's evidence — its own score plus
 // w.Page times the others' — and scales the others by w.Repeat.
 func pool(cands []*candidate, w Fusion) {
-	best := map[unit]*candidate{}
-	sum := map[unit]float64{}
-	for _, c := range cands {
+	type pooled struct {
+		best *candidate
+		sum  float64
+	}
+	at := make(map[unit]int, len(cands))
+	units := make([]pooled, 0, len(cands))
+	of := make([]int, len(cands)) // each candidate's index in units
+	for ci, c := range cands {
 		u := unitOf(&c.chunk)
-		sum[u] += c.own
-		if b, ok := best[u]; !ok || c.own > b.own || c.own == b.own && c.chunk.ID < b.chunk.ID {
-			best[u] = c
+		i, ok := at[u]
+		if !ok {
+			i = len(units)
+			at[u] = i
+			units = append(units, pooled{best: c})
+		}
+		of[ci] = i
+		p := &units[i]
+		p.sum += c.own
+		if b := p.best; c.own > b.own || c.own == b.own && c.chunk.ID < b.chunk.ID {
+			p.best = c
 		}
 	}
-	for _, c := range cands {
-		u := unitOf(&c.chunk)
-		if best[u] == c {
-			c.fused = c.own + w.Page*(sum[u]-c.own)
+	for ci, c := range cands {
+		p := units[of[ci]]
+		if p.best == c {
+			c.fused = c.own + w.Page*(p.sum-c.own)
 		} else {
 			c.fused = c.own * w.Repeat
 		}
