@@ -37,20 +37,12 @@ type queryFeatures struct {
 	// salient weighs the question's key terms for the section and
 	// coverage features; nil without term statistics.
 	salient *salient
-	// qterms are the threshold's content terms of the question
-	// (analysis.ContentTerms of Deps.Terms): the pass that reads a
-	// candidate's terms for the features also notes which its text holds
-	// (chunkTerms.present), so the threshold need not read them again.
-	qterms []string
 }
 
 func (p *Pipeline) queryFeatures(query string) queryFeatures {
 	terms := analysis.Terms(query)
 	qterms := " " + strings.Join(terms, " ") + " "
 	f := queryFeatures{src: p.deps.ChunkTerms}
-	if p.deps.Terms != nil {
-		f.qterms = analysis.ContentTerms(p.deps.Terms(query))
-	}
 	for _, g := range p.thesaurus {
 		named := false
 		for _, s := range g {
@@ -120,14 +112,13 @@ func boost(f *queryFeatures, cands []*candidate, w Fusion) {
 		ab := strings.Fields(pr)
 		pairs = append(pairs, [2]string{ab[0], ab[1]})
 	}
-	scan := newPairScan(pairs, f.qterms)
+	scan := newPairScan(pairs)
 	for _, c := range cands {
 		ct, ok := f.seen[c.chunk.ID]
 		if !ok {
 			ct = analyse(f.src, &c.chunk, len(f.titles) > 0, len(f.phrases) > 0, scan)
 			f.seen[c.chunk.ID] = ct
 		}
-		c.present, c.presentOK = ct.present, ct.presentOK
 		head, text := ct.head, ct.text
 		for _, t := range f.titles {
 			if strings.Contains(head, t) {
@@ -149,27 +140,18 @@ func boost(f *queryFeatures, cands []*candidate, w Fusion) {
 
 // chunkTerms is a chunk as the features read it: its heading path squashed,
 // its text's terms padded, and how many of the question's term pairs its
-// heading and text content terms (contentRun) hold adjacent; present has
-// bit i set when its text (not its heading path) holds the threshold's
-// term qterms[i], valid when presentOK.
+// heading and text content terms (contentRun) hold adjacent.
 type chunkTerms struct {
 	head, text string
 	pairs      int
-	present    uint64
-	presentOK  bool
 }
 
 // analyse reads what the question's features need of a chunk (head for
 // titles, text for phrases, pairs counted when pairs are given; the others
-// stay empty) and which of the threshold's terms its text holds, in one
-// pass over its indexed terms, without term lists or a padded string of
-// its content terms: building those was a third of a search's CPU, and
-// reading the chunk once for the features and again for the threshold
-// cost a tenth (a candidate that can hold no pair is not read: the
-// postings tell, see possible). A pair counts when its terms follow each other in the
-// content run, as they would appear padded in the run's padded string.
-// Without the index (src nil, or the chunk not held as given) the text is
-// segmented for the features alone and presentOK stays false.
+// stay empty) in one pass over its terms, without term lists or a padded
+// string of its content terms: building those was a third of a search's
+// CPU. A pair counts when its terms follow each other in the content run,
+// as they would appear padded in the run's padded string.
 func analyse(src ChunkTerms, c *citebook.Chunk, head, text bool, scan pairScan) chunkTerms {
 	var (
 		ct     chunkTerms
@@ -177,20 +159,11 @@ func analyse(src ChunkTerms, c *citebook.Chunk, head, text bool, scan pairScan) 
 		nt     int
 		pairs  = scan.pairs
 		words  = scan.words
-		found  [8]bool // the pairs found, when at most 8
-		prev   = -1    // the previous content term among pairs' terms, -1: none
+		found  = make([]bool, len(pairs))
+		prev   = -1 // the previous content term among pairs' terms, -1: none
 	)
 	if !head && !text && !scan.possible(src, c) {
-		// No pair can be adjacent in it, which the index tells from its
-		// postings more cheaply than reading the chunk's terms; the
-		// threshold reads them if it needs them.
-		return ct
-	}
-	seen := found[:0]
-	if len(pairs) <= len(found) {
-		seen = found[:len(pairs)]
-	} else {
-		seen = make([]bool, len(pairs))
+		return ct // no pair can be adjacent in it: nothing to read
 	}
 	// step moves the pair scan over one term: i is its index in words (-1:
 	// another term), dropped whether contentRun drops it (asked only for
@@ -204,15 +177,15 @@ func analyse(src ChunkTerms, c *citebook.Chunk, head, text bool, scan pairScan) 
 		}
 		if prev >= 0 {
 			for k, p := range pairs {
-				if !seen[k] && p[0] == words[prev] && p[1] == words[i] {
-					seen[k] = true
+				if !found[k] && p[0] == words[prev] && p[1] == words[i] {
+					found[k] = true
 					ct.pairs++
 				}
 			}
 		}
 		prev = i
 	}
-	if src != nil && src.ChunkTerms(c, scan.want, func(k int, inHead bool, name func() string) {
+	if src != nil && src.ChunkTerms(c, words, func(w int, inHead bool, name func() string) {
 		// The same terms as segmenting below, read from the index.
 		switch {
 		case inHead && head:
@@ -225,22 +198,14 @@ func analyse(src ChunkTerms, c *citebook.Chunk, head, text bool, scan pairScan) 
 			tb.WriteByte(' ')
 			nt++
 		}
-		if k >= 0 && !inHead {
-			ct.present |= scan.qbit[k]
-		}
 		if len(pairs) > 0 {
-			w := -1
-			if k >= 0 {
-				w = scan.word[k]
-			}
 			step(w, w < 0 && prev >= 0 && droppedTerm(name()))
 		}
 	}) {
 		if nt == 0 {
 			tb.WriteString("  ")
 		}
-		ct.presentOK = scan.present
-	} else if head || text || len(pairs) > 0 {
+	} else {
 		analyseText(c, head, text, len(pairs) > 0, &hb, &tb, &nt, func(t []byte) {
 			i := slices.Index(words, string(t))
 			step(i, i < 0 && prev >= 0 && (analysis.IsStopword(string(t)) || isCJKStart(t)))
@@ -255,25 +220,19 @@ func analyse(src ChunkTerms, c *citebook.Chunk, head, text bool, scan pairScan) 
 	return ct
 }
 
-// pairScan is what analyse looks for in a chunk's terms: the question's
-// term pairs that can be adjacent in a content run (a pair holding a term
-// contentRun drops never is) and their terms, each once, and the
-// threshold's terms.
+// pairScan is the question's term pairs as analyse scans for them: the
+// pairs that can be adjacent in a content run (a pair holding a term
+// contentRun drops never is) and their terms, each once.
 type pairScan struct {
 	pairs [][2]string
 	words []string
-	// want is words and then the threshold's terms not among them, as one
-	// read of the index looks for them: word[k] is want[k]'s index in
-	// words (-1: none), qbit[k] the bit of its index in qterms (0: none).
-	want []string
-	word []int
-	qbit []uint64
-	// present says the threshold's terms are noted (at most 64 of them).
-	present bool
 }
 
-func newPairScan(pairs [][2]string, qterms []string) pairScan {
+func newPairScan(pairs [][2]string) pairScan {
 	var s pairScan
+	if len(pairs) == 0 {
+		return s
+	}
 	// The pairs' terms are content terms (contentRun of the question), so
 	// a term outside them matters only as what follows one: a stop word or
 	// CJK term (which contentRun drops) leaves it in place, anything else
@@ -286,23 +245,6 @@ func newPairScan(pairs [][2]string, qterms []string) pairScan {
 			if !slices.Contains(s.words, w) {
 				s.words = append(s.words, w)
 			}
-		}
-	}
-	s.want = slices.Clone(s.words)
-	for i := range s.want {
-		s.word = append(s.word, i)
-	}
-	s.qbit = make([]uint64, len(s.want))
-	if s.present = len(qterms) <= 64; s.present {
-		for i, q := range qterms {
-			k := slices.Index(s.want, q)
-			if k < 0 {
-				k = len(s.want)
-				s.want = append(s.want, q)
-				s.word = append(s.word, -1)
-				s.qbit = append(s.qbit, 0)
-			}
-			s.qbit[k] |= 1 << i
 		}
 	}
 	return s

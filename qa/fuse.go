@@ -26,11 +26,6 @@ type candidate struct {
 	seenVec, seenLex int
 	// kept says the candidate passed the threshold (see threshold).
 	kept bool
-	// present has bit i set when the chunk's text holds the threshold's
-	// term i of the query, read with the features' terms (see analyse);
-	// valid when presentOK.
-	present   uint64
-	presentOK bool
 	// xScore is BM25 of the expanded query, when xFound (see fuse).
 	xScore float64
 	xFound bool

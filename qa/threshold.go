@@ -49,7 +49,7 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 		var have []bool
 		terms := func() []bool {
 			if have == nil {
-				have = p.present(qterms, qidx, found, c)
+				have = p.present(qterms, qidx, found, &c.chunk)
 			}
 			return have
 		}
@@ -81,19 +81,11 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 // (qidx: term → index in qterms) among the terms of a chunk's text,
 // lower-cased as TermSet does, and returns it. It answers matched and
 // coverage like TermSet of the whole text without building a set of every
-// term of the chunk (a tenth of a search's CPU), and with EachTerm without
-// a string per term either; the fusion features' read of the candidate's
-// indexed terms noted them already (candidate.present) when the index held
-// it, otherwise ChunkTerms reads the terms the lexical index kept.
-func (p *Pipeline) present(qterms []string, qidx map[string]int, found []bool, cand *candidate) []bool {
+// term of the chunk (a tenth of a search's CPU), with EachTerm without a
+// string per term either, and without a map per candidate; with ChunkTerms
+// it reads the terms the lexical index kept.
+func (p *Pipeline) present(qterms []string, qidx map[string]int, found []bool, c *citebook.Chunk) []bool {
 	clear(found)
-	if cand.presentOK {
-		for i := range found {
-			found[i] = cand.present&(1<<i) != 0
-		}
-		return found
-	}
-	c := &cand.chunk
 	text := c.FoundBy()
 	if p.deps.ChunkTerms != nil && p.deps.ChunkTerms.ChunkTerms(c, qterms, func(w int, head bool, _ func() string) {
 		if !head && w >= 0 {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"slices"
 	"strings"
 	"testing"
 
@@ -363,9 +362,6 @@ func TestAnalyseMatchesTermLists(t *testing.T) {
 	}
 	pairs := [][2]string{{"cash", "flow"}, {"flow", "investing"}, {"purchase", "property"}, {"property", "plant"},
 		{"plant", "equipment"}, {"2018", "study"}, {"fy2018", "file"}, {"file", "pdf"}, {"pdf", "file"}, {"investing", "purchase"}, {"the", "of"}}
-	// The threshold's terms: in the text, only in a heading ("consolidated",
-	// "第一"), pair terms, CJK and absent.
-	qterms := []string{"consolidated", "property", "flow", "pdf", "制是", "第一", "dinner", "investing"}
 	// The same, reading the terms the lexical index kept for the chunks.
 	x, err := lexical.Open(context.Background(), t.TempDir())
 	require.NoError(t, err)
@@ -389,35 +385,13 @@ func TestAnalyseMatchesTermLists(t *testing.T) {
 			text:  " " + strings.Join(terms, " ") + " ",
 			pairs: n,
 		}
-		// The threshold's terms the text (not the heading path) holds,
-		// noted in the same read when the index holds the chunk.
-		var present uint64
-		for i, q := range qterms {
-			if slices.Contains(analysis.Terms(c.FoundBy()), q) {
-				present |= 1 << i
-			}
-		}
 		for _, src := range []ChunkTerms{nil, x} {
-			// noted adds what the read from the index notes besides.
-			noted := func(ct chunkTerms) chunkTerms {
-				if src != nil {
-					ct.present, ct.presentOK = present, true
-				}
-				return ct
-			}
-			require.Equal(t, noted(want), analyse(src, &c, true, true, newPairScan(pairs, qterms)), c.Text)
-			// Pairs alone: a chunk the postings show can hold no pair is
-			// not read, and notes nothing.
-			if got := analyse(src, &c, false, false, newPairScan(pairs, qterms)); got.presentOK || n > 0 {
-				require.Equal(t, noted(chunkTerms{pairs: n}), got, c.Text)
-			} else {
-				require.Equal(t, chunkTerms{}, got, c.Text)
-			}
-			require.Equal(t, noted(chunkTerms{head: want.head}), analyse(src, &c, true, false, newPairScan(nil, qterms)), c.Text)
-			require.Equal(t, noted(chunkTerms{text: want.text}), analyse(src, &c, false, true, newPairScan(nil, qterms)), c.Text)
-			require.Equal(t, chunkTerms{pairs: n}, analyse(src, &c, false, false, newPairScan(pairs, make([]string, 65))), "over 64 threshold terms are not noted")
+			require.Equal(t, want, analyse(src, &c, true, true, newPairScan(pairs)), c.Text)
+			require.Equal(t, chunkTerms{pairs: n}, analyse(src, &c, false, false, newPairScan(pairs)), c.Text)
+			require.Equal(t, chunkTerms{head: want.head}, analyse(src, &c, true, false, newPairScan(nil)), c.Text)
+			require.Equal(t, chunkTerms{text: want.text}, analyse(src, &c, false, true, newPairScan(nil)), c.Text)
 		}
 	}
-	require.Equal(t, 7, analyse(nil, &chunks[0], false, false, newPairScan(pairs, nil)).pairs, "the first chunk's pairs")
-	require.Equal(t, 7, analyse(x, &chunks[0], false, false, newPairScan(pairs, nil)).pairs, "the first chunk's pairs, as indexed")
+	require.Equal(t, 7, analyse(nil, &chunks[0], false, false, newPairScan(pairs)).pairs, "the first chunk's pairs")
+	require.Equal(t, 7, analyse(x, &chunks[0], false, false, newPairScan(pairs)).pairs, "the first chunk's pairs, as indexed")
 }
