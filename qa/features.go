@@ -153,6 +153,16 @@ type chunkTerms struct {
 // CPU. A pair counts when its terms follow each other in the content run,
 // as they would appear padded in the run's padded string.
 func analyse(src ChunkTerms, c *citebook.Chunk, head, text bool, scan pairScan) chunkTerms {
+	if !head && !text && !scan.possible(src, c) {
+		return chunkTerms{} // no pair can be adjacent in it: nothing to read
+	}
+	return read(src, c, head, text, scan)
+}
+
+// read is analyse once the chunk must be read. The variables its callbacks
+// capture live on the heap, so declaring them only here keeps the
+// candidates analyse skips (most of them) from allocating four each.
+func read(src ChunkTerms, c *citebook.Chunk, head, text bool, scan pairScan) chunkTerms {
 	var (
 		ct     chunkTerms
 		hb, tb strings.Builder
@@ -162,9 +172,6 @@ func analyse(src ChunkTerms, c *citebook.Chunk, head, text bool, scan pairScan) 
 		found  = make([]bool, len(pairs))
 		prev   = -1 // the previous content term among pairs' terms, -1: none
 	)
-	if !head && !text && !scan.possible(src, c) {
-		return ct // no pair can be adjacent in it: nothing to read
-	}
 	// step moves the pair scan over one term: i is its index in words (-1:
 	// another term), dropped whether contentRun drops it (asked only for
 	// another term after one of words).
