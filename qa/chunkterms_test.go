@@ -130,6 +130,21 @@ func TestIndexedSentencesCoverAsSegmenting(t *testing.T) {
 			}
 		}
 	}
+	// One query's salient scores many candidates, reusing its scratch:
+	// each chunk's value is the one it has alone, read from the index or
+	// segmented.
+	for _, book := range []string{bookR, bookZH} {
+		cs := lib.chunks(t, book)
+		ts := analysis.Terms(cs[len(cs)/2].Text)
+		terms := slices.Compact(slices.Clone(ts[:min(len(ts), 5)]))
+		weights := []float64{1, 0.7, 1.3, 0.9, 1.1}[:len(terms)]
+		for _, src := range []qa.ChunkTerms{read, nil} {
+			got := qa.WindowCoverages(terms, weights, src, cs)
+			for i := range cs {
+				require.Equal(t, qa.WindowCoverage(terms, weights, src, &cs[i]), got[i], "chunk %s", cs[i].ID)
+			}
+		}
+	}
 	require.Zero(t, read.missed.Load())
 	t.Logf("%d comparisons, %d with coverage above 0", compared, nonzero)
 	require.Greater(t, nonzero, compared/2)

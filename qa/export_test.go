@@ -25,6 +25,21 @@ func WindowCoverage(terms []string, weights []float64, src ChunkTerms, c *citebo
 	return s.windowCoverage(c)
 }
 
+// WindowCoverages is WindowCoverage of each chunk by one salient, as a
+// query's candidates are scored (its scratch reused from chunk to chunk).
+func WindowCoverages(terms []string, weights []float64, src ChunkTerms, cs []citebook.Chunk) []float64 {
+	s := &salient{seen: map[string]salientScore{}, src: src, terms: terms, weights: weights}
+	for i, t := range terms {
+		s.first[t[0]] = true
+		s.total += weights[i]
+	}
+	out := make([]float64, len(cs))
+	for i := range cs {
+		out[i] = s.windowCoverage(&cs[i])
+	}
+	return out
+}
+
 // KeyTermWeights is the weight answerability gives each key term of the
 // question, asked by pr of the books bookIDs.
 func KeyTermWeights(ctx context.Context, p *Pipeline, pr citebook.Principal, bookIDs []string, question string) (map[string]float64, error) {

@@ -27,6 +27,11 @@ type salient struct {
 	// seen caches each chunk's feature values for the query, since the
 	// search of the routed books meets the same chunks again.
 	seen map[string]salientScore
+	// sets, have and mark are windowCoverage's scratch, kept for the
+	// query's candidates: allocating them for each was a third of the
+	// feature's allocations.
+	sets, have []bool
+	mark       func(w, sent int, name func() string)
 }
 
 type salientScore struct{ section, cover float64 }
@@ -185,27 +190,34 @@ func (s *salient) windowCoverage(c *citebook.Chunk) float64 {
 	n := len(s.terms)
 	// sets holds each sentence's found terms, n flags a sentence; a
 	// sentence after the last one with a term adds nothing to any window.
-	var sets []bool
-	if s.src == nil || !s.src.ChunkSentences(c, s.terms, func(w, sent int, name func() string) {
-		for len(sets) < (sent+1)*n {
-			sets = append(sets, make([]bool, n)...)
+	if s.mark == nil {
+		s.mark = func(w, sent int, name func() string) {
+			for len(s.sets) < (sent+1)*n {
+				s.sets = append(s.sets, make([]bool, n)...)
+			}
+			if t := name(); len(t) > 0 && s.first[t[0]] {
+				s.match(s.sets[sent*n:(sent+1)*n], t)
+			}
 		}
-		if t := name(); len(t) > 0 && s.first[t[0]] {
-			s.match(sets[sent*n:(sent+1)*n], t)
-		}
-	}) {
+	}
+	s.sets = s.sets[:0]
+	if s.src == nil || !s.src.ChunkSentences(c, s.terms, s.mark) {
 		sents := analysis.Sentences(c.Text)
-		sets = make([]bool, len(sents)*n)
+		s.sets = append(s.sets[:0], make([]bool, len(sents)*n)...)
 		for i, x := range sents {
 			analysis.EachTerm(x, func(t []byte) {
 				if len(t) > 0 && s.first[t[0]] {
-					s.match(sets[i*n:(i+1)*n], string(t))
+					s.match(s.sets[i*n:(i+1)*n], string(t))
 				}
 			})
 		}
 	}
+	sets := s.sets
 	best := 0.0
-	have := make([]bool, n)
+	if len(s.have) < n {
+		s.have = make([]bool, n)
+	}
+	have := s.have[:n]
 	for i := 0; i < len(sets)/max(n, 1); i++ {
 		clear(have)
 		for j := i; j < min(len(sets)/n, i+coverSpan); j++ {

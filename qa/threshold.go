@@ -45,11 +45,18 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 		qidx[t] = i
 	}
 	found := make([]bool, len(qterms))
+	// mark notes a query term the index read of a chunk's text, made once
+	// for all candidates (a closure per candidate is an allocation each).
+	mark := func(w int, head bool, _ func() string) {
+		if !head && w >= 0 {
+			found[w] = true
+		}
+	}
 	for ci, c := range cands {
 		var have []bool
 		terms := func() []bool {
 			if have == nil {
-				have = p.present(qterms, qidx, found, &c.chunk)
+				have = p.present(qterms, qidx, found, mark, &c.chunk)
 			}
 			return have
 		}
@@ -77,21 +84,18 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 	return kept, dropped
 }
 
-// present flags in found (scratch of qterms' length) the query terms
+// present flags in found (scratch of qterms' length; mark flags a term in
+// it as ChunkTerms reads it) the query terms
 // (qidx: term → index in qterms) among the terms of a chunk's text,
 // lower-cased as TermSet does, and returns it. It answers matched and
 // coverage like TermSet of the whole text without building a set of every
 // term of the chunk (a tenth of a search's CPU), with EachTerm without a
 // string per term either, and without a map per candidate; with ChunkTerms
 // it reads the terms the lexical index kept.
-func (p *Pipeline) present(qterms []string, qidx map[string]int, found []bool, c *citebook.Chunk) []bool {
+func (p *Pipeline) present(qterms []string, qidx map[string]int, found []bool, mark func(int, bool, func() string), c *citebook.Chunk) []bool {
 	clear(found)
 	text := c.FoundBy()
-	if p.deps.ChunkTerms != nil && p.deps.ChunkTerms.ChunkTerms(c, qterms, func(w int, head bool, _ func() string) {
-		if !head && w >= 0 {
-			found[w] = true
-		}
-	}) {
+	if p.deps.ChunkTerms != nil && p.deps.ChunkTerms.ChunkTerms(c, qterms, mark) {
 		return found
 	}
 	if p.deps.EachTerm != nil {
