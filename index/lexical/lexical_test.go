@@ -507,3 +507,27 @@ func TestAdmissionCacheFollowsWrites(t *testing.T) {
 	f.DenyParents = []string{"p-a"}
 	require.Empty(t, search())
 }
+
+// TestCursorSeek walks random posting lists with ascending rows, some held
+// and some not, and checks every answer against a linear lookup.
+func TestCursorSeek(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 200 {
+		var ps []posting
+		for row := int32(r.IntN(3)); row < 2000; row += 1 + int32(r.IntN(1+r.IntN(60))) {
+			ps = append(ps, posting{row, 1 + int32(r.IntN(5))})
+		}
+		c := cursor{ps: ps}
+		for q := int32(r.IntN(5)); q < 2100; q += 1 + int32(r.IntN(1+r.IntN(200))) {
+			want, wok := posting{}, false
+			for _, p := range ps {
+				if p.row == q {
+					want, wok = p, true
+				}
+			}
+			got, ok := c.seek(q)
+			require.Equal(t, wok, ok, "row %d", q)
+			require.Equal(t, want, got, "row %d", q)
+		}
+	}
+}

@@ -171,7 +171,7 @@ func (x *Index) Holds(c *citebook.Chunk, want []string) (mask uint64, ok bool) {
 	r := x.byID[c.ID]
 	for i, t := range want[:min(len(want), 64)] {
 		if id, ok := x.terms[t]; ok {
-			if _, ok := find(x.postings[id], r); ok {
+			if _, ok := (&cursor{ps: x.postings[id]}).seek(r); ok {
 				mask |= 1 << i
 			}
 		}
