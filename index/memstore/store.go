@@ -38,6 +38,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/citebook/citebook"
@@ -66,6 +67,10 @@ type Store struct {
 	// another process commits it differs and no snapshot is saved, since
 	// memory may lack that process's rows (reload.go).
 	dataVer int64
+
+	// scans counts column scans running, so a scan fans out over the
+	// cores only when it runs alone (columns.go).
+	scans atomic.Int32
 
 	wmu sync.Mutex   // serialises writers so SQLite and memory apply in one order
 	mu  sync.RWMutex // guards everything below
