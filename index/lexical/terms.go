@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"cmp"
 	"encoding/binary"
 	"slices"
 
@@ -158,53 +159,38 @@ func nextCode(seq []byte) (v uint64, n int) {
 }
 
 // Holds reports which of want (the first 64) the chunk's indexed text —
-// heading path and text — holds, bit i for want[i], from the chunk's term
-// sequence without handing out its terms; ok is false as for ChunkTerms.
-// The proximity feature counts the question's term pairs adjacent in a
+// heading path and text — holds, bit i for want[i], from the postings
+// without reading the chunk's terms; ok is false as for ChunkTerms. The
+// proximity feature counts the question's term pairs adjacent in a
 // candidate, which a candidate lacking one term of every pair cannot have.
-// Reading the ~250 codes of one row in order costs less than a binary
-// search in each term's postings, which for a common term misses the
-// cache at every step (8% of a search's CPU at 100k chunks).
+// (Decoding the row's term sequence instead cost more on the bench/load.sh
+// library — 12% of a search's CPU against 9% — as Holds is asked of every
+// candidate, and a binary search per wanted term reads less than its ~300
+// codes.)
 func (x *Index) Holds(c *citebook.Chunk, want []string) (mask uint64, ok bool) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	row, held := x.row(c)
-	if !held {
+	if _, held := x.row(c); !held {
 		return 0, false
 	}
-	want = want[:min(len(want), 64)]
-	var buf [16]int32
-	ids, bloom := x.wantIDs(want, buf[:0])
-	var all uint64 // the bits of the terms the index knows
-	for i, id := range ids {
-		if id >= 0 {
-			all |= 1 << i
-		}
-	}
-	for seq := row.seq; len(seq) > 0 && mask != all; {
-		v, n := uint64(seq[0]), 1
-		if v >= 0x80 {
-			v, n = nextCode(seq)
-		}
-		if n <= 0 || v > uint64(len(x.vocab)) {
-			break // putCounted and the snapshot's loader check every sequence
-		}
-		seq = seq[n:]
-		if v == sentMark {
-			continue
-		}
-		id := int32(v - 1)
-		if bloom&(1<<(uint(id)&63)) == 0 {
-			continue
-		}
-		// A term may stand twice in want: set every bit it has.
-		for j, wid := range ids {
-			if wid == id {
-				mask |= 1 << j
+	r := x.byID[c.ID]
+	for i, t := range want[:min(len(want), 64)] {
+		if id, ok := x.terms[t]; ok {
+			if _, ok := find(x.postings[id], r); ok {
+				mask |= 1 << i
 			}
 		}
 	}
 	return mask, true
+}
+
+// find looks row r up in postings sorted by row.
+func find(ps []posting, r int32) (posting, bool) {
+	i, ok := slices.BinarySearchFunc(ps, r, func(p posting, r int32) int { return cmp.Compare(p.row, r) })
+	if !ok {
+		return posting{}, false
+	}
+	return ps[i], true
 }
 
 // validSeq reports whether seq codes only IDs below terms (and marks).

@@ -106,7 +106,7 @@ func TestChunkTermsMatchSegmenting(t *testing.T) {
 			require.True(t, ok, cs[i].ID)
 			apart := segmentApart(&cs[i], want)
 			require.Equal(t, apart, got, cs[i].ID)
-			// Holds tells the same presence from the term sequence.
+			// Holds tells the same presence from the postings.
 			var mask uint64
 			for _, rt := range apart {
 				if rt.w >= 0 {
