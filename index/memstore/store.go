@@ -472,16 +472,16 @@ func (s *Store) Search(ctx context.Context, vec []float32, f citebook.Filter, k 
 		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "search cancelled")
 	}
 	var top []scored
+	nz := nonzero(q)
 	if s.colsOnly {
 		adm := s.admitted(&f)
 		if len(adm.rows) == 0 {
 			return []citebook.Hit{}, nil
 		}
-		top = s.scoreColumns(q, nonzero(q), adm, min(k, len(adm.rows)))
+		top = s.scoreColumns(q, nz, adm, min(k, len(adm.rows)))
 	}
 	// A sparse query (the builtin embedder's) over a large scope is scored
 	// column by column, exactly; otherwise the graph or the row scan.
-	nz := nonzero(q)
 	// (A tile scan can only be cheaper when the padded non-zeros number
 	// fewer than the dimensions, so dense queries skip resolving rows.)
 	if top == nil && upper >= tileRows && len(nz) > 0 && (len(nz)+3)&^3 < s.dim {
