@@ -735,18 +735,32 @@ func (x *Index) topK(terms []string, allowed []uint64, k int) []cand {
 				sc += weight(&byPos[qi], p)
 			}
 		}
-		out[ci] = cand{r, sc, x.rows[r].chunk.ID}
+		out[ci] = cand{row: r, score: sc}
 	}
-	slices.SortFunc(out, func(a, b cand) int {
-		if a.better(b) {
-			return -1
+	return x.best(out, k)
+}
+
+// best returns the k best of cs by score, then chunk ID, best first. Chunk
+// IDs are read only for the rows tied on a score that reaches the k-th
+// place: reading every candidate's ID from its row (a cache miss apiece)
+// and comparing the strings took half of topK on the load library, whose
+// scores tie often.
+func (x *Index) best(cs []cand, k int) []cand {
+	slices.SortFunc(cs, func(a, b cand) int { return cmp.Compare(b.score, a.score) })
+	for lo := 0; lo < len(cs) && lo < k; {
+		hi := lo + 1
+		for hi < len(cs) && cs[hi].score == cs[lo].score {
+			hi++
 		}
-		if b.better(a) {
-			return 1
+		for i := lo; i < hi; i++ {
+			cs[i].id = x.rows[cs[i].row].chunk.ID
 		}
-		return 0
-	})
-	return out[:min(k, len(out))]
+		if hi-lo > 1 {
+			slices.SortFunc(cs[lo:hi], func(a, b cand) int { return strings.Compare(a.id, b.id) })
+		}
+		lo = hi
+	}
+	return cs[:min(k, len(cs))]
 }
 
 // cursor looks rows up in a term's postings (sorted by row) for rows asked
