@@ -16,6 +16,12 @@ var Signals = []Signal{
 	{Name: SignalBM25, score: func(h qa.TraceHit) float64 { return byRank(h.LexRank) }},
 	{Name: SignalVector, score: func(h qa.TraceHit) float64 { return byRank(h.VectorRank) }},
 	{Name: SignalReranked, score: func(h qa.TraceHit) float64 { return byRank(h.RerankRank) }},
+	{Name: SignalReturned, score: func(h qa.TraceHit) float64 {
+		if !h.Kept {
+			return math.NaN()
+		}
+		return h.Fused
+	}},
 }
 
 // Signal names in reports.
@@ -24,9 +30,13 @@ const (
 	SignalBM25   = "bm25_only"
 	SignalVector = "vectors_only"
 	// SignalReranked is the order the context is taken in: the passages
-	// after the reranker (term overlap, an endpoint or the model), so a
+	// after the reranker (an endpoint or the model; without one the fused order), so a
 	// model's rerank is measured beside the fused order it started from.
 	SignalReranked = "reranked"
+	// SignalReturned is the fused order of the candidates that passed the
+	// relevance threshold: what Search returns and the context is taken
+	// from. Fused ranks every candidate, also those the threshold drops.
+	SignalReturned = "returned"
 )
 
 // Signal is one way of ranking a trace's candidates; a candidate the signal
