@@ -883,18 +883,12 @@ func (v *view) Meta(r int32) rowset.Meta {
 	return rowset.Meta{Version: m.version, Retired: m.retired, Parent: m.parent}
 }
 
+// cand is a scored row; id is its chunk's ID, read only where it breaks a
+// tie (best): results rank by score, then by chunk ID.
 type cand struct {
 	row   int32
 	score float64
 	id    string
-}
-
-// better orders by score, then by chunk ID so equal scores rank stably.
-func (c cand) better(o cand) bool {
-	if c.score != o.score {
-		return c.score > o.score
-	}
-	return c.id < o.id
 }
 
 func (x *Index) Close() error {

@@ -396,7 +396,12 @@ func exhaustive(x *Index, query string, f citebook.Filter, k int) []citebook.Hit
 	for r, s := range scores {
 		all = append(all, cand{r, s, x.rows[r].chunk.ID})
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].better(all[j]) })
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].score != all[j].score {
+			return all[i].score > all[j].score
+		}
+		return all[i].id < all[j].id
+	})
 	for _, c := range all[:min(k, len(all))] {
 		hits = append(hits, citebook.Hit{Chunk: x.rows[c.row].chunk, Score: c.score})
 	}
