@@ -53,9 +53,24 @@ func chineseChunk(t *testing.T) citebook.Chunk {
 	}
 }
 
+// latexChunk is the Chinese primer's section on tables of contents, whose
+// lines start with LaTeX commands.
+func latexChunk(t *testing.T) citebook.Chunk {
+	p := pageText(t, "books/lshort-zh-cn.pdf", 32)
+	i := strings.Index(p, "在 LATEX 中生成目录")
+	text := p[i : i+strings.Index(p[i:], "正确生成目录项")]
+	return citebook.Chunk{
+		ID: "zh-3-1-2", BookID: "lshort", ParentID: "zh-3-1",
+		HeadingPath: []string{"第三章 文档元素", "3.1.2 目录"},
+		PageStart:   32, PageEnd: 32, PrintedStart: "20", PrintedEnd: "20",
+		Text: strings.TrimSpace(text), Pages: []citebook.PageSpan{{Offset: 0, Page: 32, Printed: "20"}},
+	}
+}
+
 func TestLocate(t *testing.T) {
 	en := spanningChunk(t)
 	zh := chineseChunk(t)
+	tex := latexChunk(t)
 	tests := []struct {
 		name      string
 		chunk     citebook.Chunk
@@ -80,6 +95,7 @@ func TestLocate(t *testing.T) {
 		{"Chinese without punctuation or across the line break", zh, "这些编辑器提供的编译功能实际上只是对特定命令行程序的封装", "", 15, "3", ""},
 		{"Chinese full-width Latin letters", zh, "许多用户会使用ＴｅＸｗｏｒｋｓ或ＴｅＸｓｔｕｄｉｏ等编辑器", "", 15, "3", ""},
 		{"Chinese altered", zh, "这些编辑器提供的编译功能就是魔法", QuoteNotFound, 0, "", ""},
+		{"opening with a LaTeX command: its backslash is shown", tex, "\\tableofcontents 生成的章节默认不写入目录", "", 32, "20", "\\tableofcontents 生成的章节默认不写入目录"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
