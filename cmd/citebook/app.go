@@ -17,6 +17,10 @@ import (
 // field, so a flag's help shows the default the Config holds and flags win
 // over environment variables, which win over defaults.
 
+// defaultTenant is the tenant every command's --tenant names unless told
+// otherwise, and the one zero-config mode serves.
+const defaultTenant = "default"
+
 // newConfig is the configuration before flags: defaults and environment.
 func newConfig() *library.Config {
 	c := library.FromEnv(os.Getenv)

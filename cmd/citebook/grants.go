@@ -35,7 +35,7 @@ a grant opens them. Admins see every book of their tenant.
 Grants take effect on the next question, also in a running server.`,
 	}
 	addDataFlag(cmd.PersistentFlags(), cfg)
-	cmd.PersistentFlags().StringVar(&tenant, "tenant", "default", "tenant of the grants")
+	cmd.PersistentFlags().StringVar(&tenant, "tenant", defaultTenant, "tenant of the grants")
 
 	var (
 		g           acl.Grant

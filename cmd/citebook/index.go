@@ -47,7 +47,8 @@ skipped in well under a second. A failed build leaves the previous version
 served; --resume continues it without redoing finished batches.
 
 A manifest (--manifest, a JSON array or JSON lines) indexes many books; each
-entry has book_id, title, tenant, groups and path (relative to the manifest).
+entry has book_id, title, tenant, groups and path (relative to the manifest);
+an entry without tenant or groups takes --tenant and --groups.
 --verify compares the stores with the metadata of the served version
 (without FILE it only verifies --book); --repair fixes what differs.
 --json prints one result object per book (job_id, book_id, version, status,
@@ -59,7 +60,7 @@ chunks, embedded, upserted, deleted).`,
 	addLibraryFlags(fs, f.cfg)
 	fs.StringVar(&f.book, "book", "", "book ID (default: the file name without extension)")
 	fs.StringVar(&f.title, "title", "", "book title (default: the title found in the file)")
-	fs.StringVar(&f.tenant, "tenant", "default", "tenant that owns the book")
+	fs.StringVar(&f.tenant, "tenant", defaultTenant, "tenant that owns the book")
 	fs.StringSliceVar(&f.groups, "groups", nil, "groups allowed to read the book (default: every user of the tenant)")
 	fs.StringVar(&f.manifest, "manifest", "", "JSON or JSON-lines file listing books to index")
 	fs.BoolVar(&f.resume, "resume", false, "continue a failed build of the same content")
@@ -88,6 +89,13 @@ func runIndex(cmd *cobra.Command, f *indexFlags, args []string) error {
 		}
 		for i := range inputs {
 			inputs[i].Resume = f.resume
+			// An entry that names no tenant or groups takes the flags'.
+			if inputs[i].Tenant == "" {
+				inputs[i].Tenant = f.tenant
+			}
+			if inputs[i].Groups == nil {
+				inputs[i].Groups = f.groups
+			}
 		}
 	case len(args) == 1:
 		id := f.book
@@ -243,7 +251,8 @@ func bookIDFromPath(p string) string {
 
 // readManifest reads book entries from a JSON array or JSON lines file;
 // relative paths are resolved against the manifest's directory and missing
-// book IDs derived from file names.
+// book IDs derived from file names (tenant and groups are left to the
+// caller).
 func readManifest(path string) ([]index.BookInput, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -285,9 +294,6 @@ func readManifest(path string) ([]index.BookInput, error) {
 			if ins[i].BookID = bookIDFromPath(ins[i].Path); ins[i].BookID == "" {
 				return nil, citebook.Errorf(citebook.EINVALID, "manifest %s entry %d: cannot derive a book ID from %s; set book_id", path, i+1, ins[i].Path)
 			}
-		}
-		if ins[i].Tenant == "" {
-			ins[i].Tenant = "default"
 		}
 	}
 	if len(ins) == 0 {

@@ -76,7 +76,7 @@ agents), as the principal of --token or of --tenant/--user/--groups/--admin.`,
 	envToken := c.Serve.Token
 	fs.StringVar(&c.Serve.Token, "token", "", "with --mcp-stdio: run as this token's principal (env CITEBOOK_TOKEN)")
 	c.Serve.Token = envToken
-	fs.StringVar(&f.tenant, "tenant", "default", "tenant of the local principal (zero-config and --mcp-stdio)")
+	fs.StringVar(&f.tenant, "tenant", defaultTenant, "tenant of the local principal (zero-config and --mcp-stdio)")
 	fs.StringVar(&f.user, "user", "local", "user of the local principal")
 	fs.StringSliceVar(&f.groups, "groups", nil, "groups of the local principal (--mcp-stdio)")
 	fs.BoolVar(&f.admin, "admin", true, "the --mcp-stdio principal is a tenant admin")
