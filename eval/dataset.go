@@ -146,27 +146,13 @@ func (d *Dataset) Limit(n int) {
 			}
 		}
 	}
-	var out []Question
 	for _, q := range d.Questions {
-		if q.Answerable {
-			continue
-		}
-		ok := len(q.Books) > 0
-		for _, b := range q.Books {
-			ok = ok && keep[b]
-		}
-		if ok {
-			out = append(out, q)
+		if !q.Answerable && askedOnlyOf(q, keep) {
+			qs = append(qs, q)
 		}
 	}
-	d.Questions = append(qs, out...)
-	var books []BookFile
-	for _, b := range d.Books {
-		if keep[b.ID] {
-			books = append(books, b)
-		}
-	}
-	d.Books = books
+	d.Questions = qs
+	d.keepBooks(keep)
 }
 
 // OnlyBooks keeps the books named and the questions asked only of them,
@@ -182,21 +168,33 @@ func (d *Dataset) OnlyBooks(ids []string) {
 	}
 	var qs []Question
 	for _, q := range d.Questions {
-		ok := len(q.Books) > 0
-		for _, b := range q.Books {
-			ok = ok && keep[b]
-		}
-		if ok {
+		if askedOnlyOf(q, keep) {
 			qs = append(qs, q)
 		}
 	}
+	d.Questions = qs
+	d.keepBooks(keep)
+}
+
+// askedOnlyOf reports whether q names books and every one of them is kept.
+func askedOnlyOf(q Question, keep map[string]bool) bool {
+	for _, b := range q.Books {
+		if !keep[b] {
+			return false
+		}
+	}
+	return len(q.Books) > 0
+}
+
+// keepBooks drops the book files keep does not name.
+func (d *Dataset) keepBooks(keep map[string]bool) {
 	var books []BookFile
 	for _, b := range d.Books {
 		if keep[b.ID] {
 			books = append(books, b)
 		}
 	}
-	d.Questions, d.Books = qs, books
+	d.Books = books
 }
 
 // offTopic are FinanceBench's unanswerable-by-construction questions: no
