@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
+	"github.com/citebook/citebook/internal/jsonl"
 	"github.com/citebook/citebook/internal/library"
 )
 
@@ -264,23 +264,8 @@ func readManifest(path string) ([]index.BookInput, error) {
 		if err := json.Unmarshal(trimmed, &ins); err != nil {
 			return nil, citebook.Wrap(err, citebook.EINVALID, "manifest %s is not valid JSON", path)
 		}
-	} else {
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-		for n := 1; sc.Scan(); n++ {
-			line := bytes.TrimSpace(sc.Bytes())
-			if len(line) == 0 {
-				continue
-			}
-			var in index.BookInput
-			if err := json.Unmarshal(line, &in); err != nil {
-				return nil, citebook.Wrap(err, citebook.EINVALID, "manifest %s line %d is not valid JSON", path, n)
-			}
-			ins = append(ins, in)
-		}
-		if err := sc.Err(); err != nil {
-			return nil, citebook.Wrap(err, citebook.EINVALID, "cannot read manifest %s", path)
-		}
+	} else if ins, err = jsonl.Decode[index.BookInput](data, "manifest "+path, nil); err != nil {
+		return nil, err
 	}
 	dir := filepath.Dir(path)
 	for i := range ins {
