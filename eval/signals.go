@@ -16,6 +16,12 @@ var Signals = []Signal{
 	{Name: SignalBM25, score: func(h qa.TraceHit) float64 { return byRank(h.LexRank) }},
 	{Name: SignalVector, score: func(h qa.TraceHit) float64 { return byRank(h.VectorRank) }},
 	{Name: SignalReranked, score: func(h qa.TraceHit) float64 { return h.Fused }, ahead: func(h qa.TraceHit) int { return h.RerankRank }},
+	{Name: SignalReturned, score: func(h qa.TraceHit) float64 {
+		if !h.Kept {
+			return math.NaN()
+		}
+		return h.Fused
+	}},
 }
 
 // Signal names in reports.
@@ -24,12 +30,16 @@ const (
 	SignalBM25   = "bm25_only"
 	SignalVector = "vectors_only"
 	// SignalReranked is the order the context is taken in: the passages
-	// the reranker saw (term overlap, an endpoint or the model) in its
-	// order, then every other candidate in fused order. It ranks the same
-	// candidates as fused, so a gold passage the threshold dropped before
-	// the rerank counts against both alike, and the difference between the
-	// two is the reranker's alone.
+	// the reranker saw (an endpoint or the model; without one they keep
+	// the fused order) in its order, then every other candidate in fused
+	// order. It ranks the same candidates as fused, so a gold passage the
+	// threshold dropped before the rerank counts against both alike, and
+	// the difference between the two is the reranker's alone.
 	SignalReranked = "reranked"
+	// SignalReturned is the fused order of the candidates that passed the
+	// relevance threshold: what Search returns and the context is taken
+	// from. Fused ranks every candidate, also those the threshold drops.
+	SignalReturned = "returned"
 )
 
 // Signal is one way of ranking a trace's candidates; a candidate the signal

@@ -24,6 +24,8 @@ type candidate struct {
 	// seenVec and seenLex are the ranks in the search of the whole scope,
 	// which the trace reports (a book-routed search ranks in fewer books).
 	seenVec, seenLex int
+	// kept says the candidate passed the threshold (see threshold).
+	kept bool
 }
 
 // Fusion weighs the two retrievers and says how a page's chunks pool their

@@ -94,7 +94,7 @@ type TokenCounter interface {
 
 // Deps are the collaborators of a pipeline. Embedder, Vectors, Lexical,
 // Library, Access, Answerer and Terms are required; Planner, Reranker and
-// Tokens are optional (no splitting, term-overlap reranking, an estimate).
+// Tokens are optional (no splitting, the fused order, an estimate).
 type Deps struct {
 	Embedder Embedder
 	Vectors  VectorSearcher
@@ -258,9 +258,6 @@ func NewPipeline(deps Deps, opts Options) (*Pipeline, error) {
 	log := deps.Logger
 	if log == nil {
 		log = slog.Default()
-	}
-	if deps.Reranker == nil {
-		deps.Reranker = NewOverlapReranker(deps.Terms)
 	}
 	if deps.Stats == nil {
 		if s, ok := deps.Lexical.(TermStats); ok {

@@ -104,6 +104,9 @@ type TraceHit struct {
 	// RerankRank is the passage's place after reranking (1-based), the
 	// order the context is taken in; 0 when it was not reranked.
 	RerankRank int `json:"rerank_rank,omitempty"`
+	// Kept says the candidate passed the relevance threshold: what Search
+	// returns and the context is taken from, in fused order.
+	Kept bool `json:"kept,omitempty"`
 }
 
 // Dropped records a retrieved chunk that did not reach the context, and why

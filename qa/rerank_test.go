@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"testing"
 
 	"github.com/citebook/citebook/analysis"
@@ -56,4 +57,54 @@ func TestPipelineUsesHTTPReranker(t *testing.T) {
 		}
 	}
 	require.Equal(t, len(docs), reranked)
+}
+
+// TestNoRerankerKeepsFusedOrder: without an endpoint or a model the
+// passages keep the fused order (the best kept candidate's passage comes
+// first), and the trace's Kept marks exactly the candidates
+// Search returns.
+func TestNoRerankerKeepsFusedOrder(t *testing.T) {
+	lib := shared(t)
+	p := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
+	req := qa.Request{Question: "How do I change the length of an object?", K: 5}
+	a, err := p.Ask(context.Background(), alice, req, nil)
+	require.NoError(t, err)
+	require.NotEmpty(t, a.Trace.Context)
+	var best *qa.TraceHit
+	kept := map[string]bool{}
+	for i, h := range a.Trace.Retrieved {
+		if h.Kept {
+			kept[h.ChunkID] = true
+			if best == nil || h.Fused > best.Fused {
+				best = &a.Trace.Retrieved[i]
+			}
+		}
+		if h.RerankRank > 0 {
+			require.Zero(t, h.Rerank, "no reranker scored %s", h.ChunkID)
+		}
+	}
+	require.NotNil(t, best)
+	require.Equal(t, 1, best.RerankRank)
+	require.Contains(t, a.Trace.Context, best.ChunkID)
+	require.Less(t, len(kept), len(a.Trace.Retrieved), "the threshold dropped some candidates")
+
+	// Search returns the best kept candidates, in fused order.
+	res, err := p.Search(context.Background(), alice, req)
+	require.NoError(t, err)
+	require.Len(t, res, 1)
+	var keptHits []qa.TraceHit
+	for _, h := range a.Trace.Retrieved {
+		if h.Kept {
+			keptHits = append(keptHits, h)
+		}
+	}
+	sort.SliceStable(keptHits, func(i, j int) bool { return keptHits[i].Fused > keptHits[j].Fused })
+	var want, got []string
+	for _, h := range keptHits[:min(len(keptHits), req.K)] {
+		want = append(want, h.ChunkID)
+	}
+	for _, h := range res[0].Hits {
+		got = append(got, h.Chunk.ID)
+	}
+	require.Equal(t, want, got)
 }

@@ -111,6 +111,9 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 		fd.all = append(fd.all, cands...)
 		sw.lap("fuse")
 		kept, dropped := p.threshold(query, cands, min, small, weights)
+		for _, c := range kept {
+			c.kept = true
+		}
 		for _, c := range dropped {
 			tr.Dropped = append(tr.Dropped, Dropped{ChunkID: c.chunk.ID, Reason: "below_threshold"})
 		}
@@ -174,7 +177,7 @@ func traceHits(all []*candidate) []TraceHit {
 		out = append(out, TraceHit{
 			ChunkID: c.chunk.ID, BookID: c.chunk.BookID, ParentID: c.chunk.ParentID, Page: c.chunk.PageStart,
 			Query: c.query, VectorScore: c.vecScore, VectorRank: c.seenVec, LexRank: c.seenLex,
-			Fused: c.fused, Rerank: c.rerank, RerankRank: c.rerankRank,
+			Fused: c.fused, Rerank: c.rerank, RerankRank: c.rerankRank, Kept: c.kept,
 		})
 	}
 	return out

@@ -149,23 +149,6 @@ func TestDedupeDropsOverlappingPassages(t *testing.T) {
 	require.Equal(t, []Dropped{{ChunkID: "a11", Reason: "duplicate_passage"}}, dropped)
 }
 
-func TestOverlapReranker(t *testing.T) {
-	r := NewOverlapReranker(analysis.Terms)
-	got, err := r.Rerank(context.Background(), "What is the mode of a vector?", []string{
-		"Vectors must have their values all of the same mode.",
-		"The function attributes(object) returns a list.",
-		"向量的模式",
-		"2.1 Vectors and assignment . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . 8\n" +
-			"2.2 Vector arithmetic . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . . 9\n" +
-			"3.1 Intrinsic attributes: mode and length . . . . . . . . . . . . . . . . . . . . . . 14",
-	})
-	require.NoError(t, err)
-	require.InDelta(t, 1.0, got[0], 1e-9)
-	require.Equal(t, 0.0, got[1])
-	require.Equal(t, 0.0, got[2])
-	require.Less(t, got[3], 0.5, "a table of contents names every topic but explains none")
-}
-
 func TestHTTPReranker(t *testing.T) {
 	var seen rerankRequest
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

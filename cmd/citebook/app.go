@@ -63,7 +63,7 @@ func addAnswerFlags(fs *pflag.FlagSet, c *library.Config) {
 	fs.StringVar(&c.LLM.URL, "llm-url", c.LLM.URL, "model API base URL, e.g. http://localhost:8000/v1 (env CITEBOOK_LLM_URL)")
 	fs.StringVar(&c.LLM.Model, "llm-model", c.LLM.Model, "model name (env CITEBOOK_LLM_MODEL)")
 	fs.DurationVar(&c.LLM.Timeout, "llm-timeout", c.LLM.Timeout, "longest one model call may take before the extractive answer stands in (0: "+qa.DefaultLLMTimeout.String()+")")
-	fs.StringVar(&c.Rerank.URL, "rerank-url", c.Rerank.URL, "rerank endpoint, e.g. http://localhost:8001/v1/rerank (env CITEBOOK_RERANK_URL; key in env CITEBOOK_RERANK_KEY); default: term overlap")
+	fs.StringVar(&c.Rerank.URL, "rerank-url", c.Rerank.URL, "rerank endpoint, e.g. http://localhost:8001/v1/rerank (env CITEBOOK_RERANK_URL; key in env CITEBOOK_RERANK_KEY); default: none, the fused order")
 	fs.StringVar(&c.Rerank.Model, "rerank-model", c.Rerank.Model, "rerank model name")
 	fs.StringSliceVar(&c.LLMFor, "llm-for", c.LLMFor, "what the --llm model does: answer, rerank (the first passages, when no --rerank-url), rewrite (keyword queries searched beside the question); e.g. answer,rerank,rewrite, or rerank alone to answer extractively")
 	fs.IntVar(&c.Rerank.LLM.Passages, "rerank-passages", c.Rerank.LLM.Passages, "first fused passages the model reranks")

@@ -76,8 +76,8 @@ type Milvus struct {
 	Collection string
 }
 
-// Rerank is an optional rerank endpoint; without a URL passages are
-// reranked by term overlap.
+// Rerank is an optional rerank endpoint; without a URL (and no model
+// reranking) passages keep the fused order.
 type Rerank struct {
 	URL   string
 	Model string
