@@ -154,3 +154,15 @@ func TestBookIDFromPath(t *testing.T) {
 		require.Equal(t, want, bookIDFromPath(in), in)
 	}
 }
+
+// The commands that read or manage a library refuse a missing one, as
+// grants did, instead of creating an empty library where the path was
+// mistyped (jobs printed "No jobs" and left a citebook.db behind).
+func TestReadingCommandsRefuseMissingLibrary(t *testing.T) {
+	for _, args := range [][]string{{"jobs"}, {"jobs", "--queue"}, {"grants", "list"}} {
+		data := filepath.Join(t.TempDir(), "typo")
+		_, err := run(t, append(args, "--data", data)...)
+		require.Equal(t, citebook.ENOTFOUND, citebook.ErrorCode(err), "%v: %v", args, err)
+		require.NoDirExists(t, data, "%v created the library", args)
+	}
+}

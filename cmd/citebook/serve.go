@@ -109,7 +109,7 @@ func memoryLimit(ctx context.Context, c library.Config) (chunks int, limit int64
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return 0, 0
 	}
-	if _, err := os.Stat(c.MetaPath()); err != nil && c.Meta == "" {
+	if !libraryExists(c) {
 		return 0, 0 // a new library: nothing to size
 	}
 	db, err := library.OpenMeta(ctx, c)
