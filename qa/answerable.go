@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -30,7 +31,7 @@ type Answerability struct {
 	Code       string   `json:"code"`             // answered, never_mentioned, low_coverage, nothing_relevant, unsupported, no_answer
 	Reason     string   `json:"reason,omitempty"` // a sentence for people
 	KeyTerms   []string `json:"key_terms,omitempty"`
-	Missing    []string `json:"missing,omitempty"`  // key names, numbers or identifiers no chunk in scope contains
+	Missing    []string `json:"missing,omitempty"`  // key names, numbers or identifiers no chunk in scope contains; symbols no context passage shows
 	Covered    []string `json:"covered,omitempty"`  // key terms the best evidence holds
 	Coverage   float64  `json:"coverage"`           // IDF-weighted share of the key terms the best evidence holds
 	Bar        float64  `json:"bar"`                // the coverage needed
@@ -282,10 +283,11 @@ func (p *Pipeline) keyTerms(ctx context.Context, question string, lib, f citeboo
 		}
 		// Weights come from the scope searched when it is big enough to
 		// have statistics (a book), else from the whole library.
-		wdf, wn := df, n
+		wdf, wn, wf := df, n, f
 		if n < minStatsChunks {
-			wdf, wn = libDF, libN
+			wdf, wn, wf = libDF, libN, lib
 		}
+		straddle := p.straddling(ctx, question, wf)
 		out := make([]keyTerm, 0, len(cands))
 		for i, t := range cands {
 			if df[i] == 0 && isMixed(t) {
@@ -294,6 +296,11 @@ func (p *Pipeline) keyTerms(ctx context.Context, question string, lib, f citeboo
 			w := 1.0
 			if wn > 0 {
 				w = idf(wdf[i], wn)
+				if nd, ok := straddle[t]; ok {
+					// 码范 of 页码范围: its rarity is that of no word,
+					// it says no more than the words it joins.
+					w = min(w, idf(nd, wn))
+				}
 			}
 			out = append(out, keyTerm{text: t, kind: kinds[t], df: df[i], weight: w})
 		}
@@ -304,6 +311,46 @@ func (p *Pipeline) keyTerms(ctx context.Context, question string, lib, f citeboo
 		out = append(out, keyTerm{text: t, kind: kinds[t], weight: 1})
 	}
 	return out, n
+}
+
+// straddling is the set of the question's CJK character pairs that cross
+// a word boundary by the statistics of the books in f
+// (analysis.Straddles): "写页码范围" holds 写页 and 码范, which no book
+// spells as a word. Left among the key terms, such a pair weighs most
+// (it is rare because it is no word) and no passage holds it, so the
+// best passage of an answerable question covered 1 of 8 key terms. A
+// pair some run of the question uses as a word stays. Nil without
+// statistics.
+func (p *Pipeline) straddling(ctx context.Context, question string, f citebook.Filter) map[string]int {
+	runs := analysis.CJKRuns(question)
+	if p.deps.Stats == nil || len(runs) == 0 {
+		return nil
+	}
+	var pairs []string
+	for _, r := range runs {
+		pairs = append(pairs, r...)
+	}
+	df, _, err := p.deps.Stats.DocFreq(ctx, pairs, f)
+	if err != nil || len(df) != len(pairs) {
+		return nil
+	}
+	out, word := map[string]int{}, map[string]bool{}
+	k := 0
+	for _, r := range runs {
+		d := df[k : k+len(r)]
+		for i, cross := range analysis.Straddles(d) {
+			if cross {
+				out[r[i]] = min(d[i-1], d[i+1])
+			} else {
+				word[r[i]] = true
+			}
+		}
+		k += len(r)
+	}
+	for t := range word {
+		delete(out, t)
+	}
+	return out
 }
 
 // minStatsChunks is the smallest scope whose own document frequencies
@@ -388,6 +435,12 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 		a.Reason = fmt.Sprintf("the %s never mention%s %s", scopeNoun(f), plural(f), quoteList(a.Missing))
 		return a
 	}
+	if miss := unseenSymbols(question, chunks); len(miss) > 0 {
+		a.Code = CodeLowCoverage
+		a.Missing = miss
+		a.Reason = fmt.Sprintf("no passage found shows %s", quoteList(miss))
+		return a
+	}
 	if len(keys) == 0 {
 		// Nothing to weigh (a question of stopwords): leave it to the
 		// answerer and support verification.
@@ -409,6 +462,37 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 	}
 	a.Answerable, a.Code = true, CodeAnswered
 	return a
+}
+
+// symbolRun matches operators and markup a question types verbatim ("$$",
+// "<<-", "#!/", "%*%", R's "%in%"): code the segmenter cannot see, since
+// it keeps letters and digits only.
+var symbolRun = regexp.MustCompile(`%[A-Za-z.]+%|[$%<>=!&|^~*+\\@#/-]{2,}`)
+
+// unseenSymbols lists the symbols of the question (symbolRun; a run of
+// dashes or slashes alone is punctuation) that no context passage shows
+// verbatim. Such a symbol is the question's subject ("why not write
+// display maths with $$?"), and a passage without it answers a neighbouring
+// question: lshort-zh-cn quotes "单独成行的行间公式…由equation环境包裹" for
+// the $$ question, from the page before the one that explains it.
+func unseenSymbols(question string, chunks []ContextChunk) []string {
+	var out []string
+	for _, sym := range symbolRun.FindAllString(question, -1) {
+		if strings.Trim(sym, "-") == "" || strings.Trim(sym, "/") == "" || slices.Contains(out, sym) {
+			continue
+		}
+		seen := false
+		for _, c := range chunks {
+			if strings.Contains(c.Chunk.Text, sym) {
+				seen = true
+				break
+			}
+		}
+		if !seen {
+			out = append(out, sym)
+		}
+	}
+	return out
 }
 
 func scopeNoun(f citebook.Filter) string {

@@ -1,6 +1,11 @@
 package qa
 
-import "github.com/citebook/citebook"
+import (
+	"context"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/acl"
+)
 
 // The prompt's worked example, for the external tests that check a model
 // echoing it is caught.
@@ -18,4 +23,19 @@ func WindowCoverage(terms []string, weights []float64, src ChunkTerms, c *citebo
 		s.total += weights[i]
 	}
 	return s.windowCoverage(c)
+}
+
+// KeyTermWeights is the weight answerability gives each key term of the
+// question, asked by pr of the books bookIDs.
+func KeyTermWeights(ctx context.Context, p *Pipeline, pr citebook.Principal, bookIDs []string, question string) (map[string]float64, error) {
+	lib, err := p.deps.Access.Filter(ctx, pr)
+	if err != nil {
+		return nil, err
+	}
+	keys, _ := p.keyTerms(ctx, question, lib, acl.Narrow(lib, bookIDs))
+	out := make(map[string]float64, len(keys))
+	for _, k := range keys {
+		out[k.text] = k.weight
+	}
+	return out, nil
 }

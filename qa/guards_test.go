@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/citation"
 	"github.com/citebook/citebook/qa"
@@ -290,5 +291,102 @@ func TestSupportCheck(t *testing.T) {
 			ok, gap := sc.Supported(tt.statement, []string{tt.quote})
 			require.Equal(t, tt.ok, ok, "%+v", gap)
 		})
+	}
+}
+
+// TestKeyTermsCJKUnits: a CJK question's key terms are its words, not the
+// character pairs across two of them. In "写页码范围…哪一种横线" the pairs
+// 码范 (页码|范围) and 种横 (一种|横线) are rare in the book because they
+// are no words; weighed by their rarity they outweighed every real term
+// and the page that answers (p. 26: "短破折号…表示范围", "pages 13--67")
+// covered 1 of 8 key terms. Over the real book they weigh no more than the
+// words they join, while the words and numbers keep their own weight.
+func TestKeyTermsCJKUnits(t *testing.T) {
+	lib := shared(t)
+	p := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
+	ctx := context.Background()
+	for _, c := range []struct {
+		question string
+		straddle map[string][2]string // pair → the words either side
+		words    []string             // real terms, weighed as before
+	}{
+		{"写页码范围（比如第 13 到 67 页）时，应该用哪一种横线？",
+			map[string][2]string{"码范": {"页码", "范围"}},
+			[]string{"页码", "范围", "横线", "13", "67"}},
+		{"为什么不推荐用两个美元符号 $$ 来写单独成行的公式？",
+			map[string][2]string{"元符": {"美元", "符号"}},
+			[]string{"推荐", "美元", "符号", "单独", "公式"}},
+	} {
+		w, err := qa.KeyTermWeights(ctx, p, lin, []string{bookZH}, c.question)
+		require.NoError(t, err)
+		for pair, words := range c.straddle {
+			require.Contains(t, w, pair, c.question)
+			require.LessOrEqual(t, w[pair], max(w[words[0]], w[words[1]]), "%s: %s weighs more than %v: %v", c.question, pair, words, w)
+		}
+		for _, word := range c.words {
+			require.Contains(t, w, word, c.question)
+		}
+	}
+}
+
+// TestThresholdIgnoresAbsentCJKPairs: a CJK pair no chunk in scope holds
+// (面敲 of "后面敲的", 不见) tells no passage from another; weighed by its
+// rarity it kept the page that answers (p. 16, where commands swallow the
+// spaces after them) under the keyword bar, and the question was refused
+// as if nothing were relevant. An English word the filing never uses
+// still counts: the off-topic dinner question stays refused.
+func TestThresholdIgnoresAbsentCJKPairs(t *testing.T) {
+	lib := shared(t)
+	p := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
+	ctx := context.Background()
+	for _, c := range []struct {
+		who      citebook.Principal
+		book     string
+		question string
+		page     int // 0: refused
+	}{
+		{lin, bookZH, "为什么我在 \\TeX 后面敲的空格，在输出里不见了？", 16},
+		// fourth by BM25, first fused; holds 13, 67, 横线 and 范围
+		{lin, bookZH, "写页码范围（比如第 13 到 67 页）时，应该用哪一种横线？", 26},
+		{analyst, bookJNJ, "What time is dinner served today?", 0},
+	} {
+		a, err := p.Ask(ctx, c.who, qa.Request{Question: c.question, BookIDs: []string{c.book}}, nil)
+		require.NoError(t, err)
+		if c.page == 0 {
+			require.True(t, a.Refused, "%s: %s", c.question, a.Answer)
+			continue
+		}
+		require.False(t, a.Refused, "%s: %+v", c.question, a.Trace.Answerability)
+		require.NotEmpty(t, a.Citations)
+		require.Equal(t, c.page, a.Citations[0].Page, "%s: %+v", c.question, a.Citations[0])
+	}
+}
+
+// TestGuardUnseenSymbol: a symbol the question types ("$$", "<<-") is its
+// subject; when no passage found shows it, the passages answer a
+// neighbouring question (lshort-zh-cn's "单独成行的行间公式…由equation环境包裹"
+// for why $$ is discouraged), so the answer is a refusal that names it.
+// Where the passages show it, the question is answered as before.
+func TestGuardUnseenSymbol(t *testing.T) {
+	lib := shared(t)
+	p := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
+	for _, c := range []struct {
+		who      citebook.Principal
+		book     string
+		question string
+		refused  bool
+	}{
+		{lin, bookZH, "为什么不推荐用两个美元符号 $$ 来写单独成行的公式？", true},
+		{alice, bookR, "What does the <<- operator do when it is used inside a function?", false},
+	} {
+		a, err := p.Ask(context.Background(), c.who, qa.Request{Question: c.question, BookIDs: []string{c.book}}, nil)
+		require.NoError(t, err)
+		require.Equal(t, c.refused, a.Refused, "%s: %s %+v", c.question, a.Answer, a.Trace.Answerability)
+		if c.refused {
+			require.Contains(t, a.Trace.Answerability.Reason, "$$")
+			require.Empty(t, a.Citations)
+		} else {
+			require.NotEmpty(t, a.Citations)
+		}
 	}
 }

@@ -52,7 +52,7 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 	}
 	rewrites := p.rewrite(ctx, q, tr)
 	sw.lap("rewrite")
-	if tr.Books, err = p.route(ctx, q, f); err != nil {
+	if tr.Books, tr.Period, err = p.route(ctx, q, f); err != nil {
 		return nil, err
 	}
 	defs, err := p.scopeDefinitions(ctx, f)

@@ -16,10 +16,14 @@ import (
 //     cosine alone cannot tell "what time is dinner today?" from a real
 //     question, or
 //   - the keyword side ranked it near the top of the whole scope (not only
-//     of the books routing searched first) and it holds most of the query's
-//     terms, weighed by their rarity in scope (exact names and numbers that
-//     embeddings blur; "Debian" in every chunk of the Debian reference is
-//     not what makes a chunk about the question), or
+//     of the books routing searched first), or the keyword side found it
+//     and the fusion ranked it near the top (cands come sorted by fused
+//     score: its heading, proximity and coverage features weigh more than
+//     one more BM25 hit; lshort-zh-cn's page on dashes, fourth by BM25 for
+//     "写页码范围…应该用哪一种横线", is first fused), and it holds most of
+//     the query's terms, weighed by their rarity in scope (exact names and
+//     numbers that embeddings blur; "Debian" in every chunk of the Debian
+//     reference is not what makes a chunk about the question), or
 //   - the scope is small (every chunk of it was a candidate: one article)
 //     and the keyword side ranked it near the top with as many shared terms
 //     as a moderate cosine needs: with a handful of chunks, cosine ranks
@@ -40,7 +44,7 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 		qidx[t] = i
 	}
 	found := make([]bool, len(qterms))
-	for _, c := range cands {
+	for ci, c := range cands {
 		var have map[string]bool
 		terms := func() map[string]bool {
 			if have == nil {
@@ -61,7 +65,7 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 			kept = append(kept, c)
 		case c.vecRank > 0 && c.vecScore >= min && matched(qterms, terms()) >= need:
 			kept = append(kept, c)
-		case c.seenLex > 0 && c.seenLex <= p.opts.LexicalRank && weightedCoverage(qterms, weights, terms()) >= p.opts.LexicalCover:
+		case c.seenLex > 0 && (c.seenLex <= p.opts.LexicalRank || ci < p.opts.LexicalRank) && weightedCoverage(qterms, weights, terms()) >= p.opts.LexicalCover:
 			kept = append(kept, c)
 		case small && c.lexRank > 0 && c.lexRank <= p.opts.LexicalRank && matched(qterms, terms()) >= need:
 			kept = append(kept, c)
@@ -181,9 +185,25 @@ func (p *Pipeline) termWeights(ctx context.Context, query string, f citebook.Fil
 	if err != nil || n < minStatsChunks || len(df) != len(qterms) {
 		return nil
 	}
+	straddle := p.straddling(ctx, query, f)
 	w := make(map[string]float64, len(qterms))
 	for i, t := range qterms {
+		if df[i] == 0 && isCJKTerm(t) {
+			// No chunk in scope holds this pair, so it tells no chunk
+			// from another, and it may be no word at all (面敲 of
+			// 后面敲的): weighed by its rarity it outweighed the rest,
+			// and the passage that answers "为什么我在 \TeX
+			// 后面敲的空格…不见了" held every other term and still fell
+			// under the bar. Answerability still counts it against the
+			// best passage. An absent English word is a word the asker
+			// chose, and stays: "dinner" absent from a filing keeps
+			// "what time is dinner served today?" out.
+			continue
+		}
 		w[t] = idf(df[i], n)
+		if nd, ok := straddle[t]; ok {
+			w[t] = min(w[t], idf(nd, n))
+		}
 	}
 	return w
 }

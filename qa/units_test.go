@@ -226,7 +226,6 @@ func testThreshold(t *testing.T, p *Pipeline) {
 		{"strong cosine alone", "How do I change the length of an object?", c("d", "Resizing vectors", 0.5, 1, 0), true},
 		{"below the minimum", "How do I change the length of an object?", c("e", "change the length of an object", 0.1, 1, 0), false},
 		{"top keyword hit holding most terms", "as.integer digits coercion", c("f", "> d <- as.integer(digits) coercion", 0, 0, 2), true},
-		{"low keyword hit", "as.integer digits coercion", c("g", "> d <- as.integer(digits) coercion", 0, 0, 9), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -235,10 +234,20 @@ func testThreshold(t *testing.T, p *Pipeline) {
 			require.Equal(t, !tt.keep, len(dropped) == 1)
 		})
 	}
+	// cands come in fused order: a low keyword hit holding most terms is
+	// kept when the fusion put it among the first, dropped behind three
+	// passages it ranked higher.
+	low := c("g", "> d <- as.integer(digits) coercion", 0, 0, 9)
+	kept, _ := p.threshold("as.integer digits coercion", []*candidate{low}, 0.2, false, nil)
+	require.Len(t, kept, 1, "low keyword hit fused first")
+	ahead := []*candidate{c("x1", "nothing", 0, 0, 1), c("x2", "nothing", 0, 0, 2), c("x3", "nothing", 0, 0, 3), low}
+	kept, _ = p.threshold("as.integer digits coercion", ahead, 0.2, false, nil)
+	require.NotContains(t, kept, low, "low keyword hit")
+
 	// In a scope of a few chunks (one article) a top keyword hit sharing
 	// enough terms is kept on any cosine; in a book it needs most terms.
 	art := c("j", "乡里制是中国古代农村社会基层组织体系", 0.05, 1, 1)
-	kept, _ := p.threshold("乡里制是什么样的组织？", []*candidate{art}, 0.2, true, nil)
+	kept, _ = p.threshold("乡里制是什么样的组织？", []*candidate{art}, 0.2, true, nil)
 	require.Len(t, kept, 1)
 	kept, _ = p.threshold("乡里制是什么样的组织体系，由谁设立，官员有哪些？", []*candidate{art}, 0.2, false, nil)
 	require.Empty(t, kept)
