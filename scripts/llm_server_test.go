@@ -56,7 +56,7 @@ func healthy(port int) bool {
 // server.pid and server.log in the cache, and the second start clobbered
 // the first's pid, so stopping "the" server stopped the wrong one).
 func TestLLMServersOnTwoPortsKeepApart(t *testing.T) {
-	for _, tool := range []string{"bash", "curl", "python3", "ps"} {
+	for _, tool := range []string{"bash", "curl", "python3"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			if os.Getenv("CI") == "true" {
 				t.Fatalf("%s is needed", tool)

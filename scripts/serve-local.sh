@@ -41,10 +41,18 @@ _citebook_serve_local() {
 # and was started with --port PORT (a pid file left by a dead server can
 # name an unrelated process that reused its pid).
 _citebook_serves() {
-  local pid
+  local pid args
   pid="$(cat "$1" 2>/dev/null)" || return 1
   [ -n "$pid" ] || return 1
-  ps -o args= -p "$pid" 2>/dev/null | grep -q -- "--port $2\( \|\$\)"
+  if [ -r "/proc/$pid/cmdline" ]; then
+    args="$(tr '\0' ' ' <"/proc/$pid/cmdline")"
+  else
+    args="$(ps -ww -o args= -p "$pid" 2>/dev/null)" || return 1
+  fi
+  case " $args " in
+  *" --port $2 "*) return 0 ;;
+  esac
+  return 1
 }
 
 # _citebook_stop_local PIDFILE PORT stops the server PIDFILE names, when it
