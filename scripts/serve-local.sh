@@ -1,6 +1,8 @@
 # Sourced by the scripts that start a model server on loopback
-# (embed-server.sh, minilm-server.sh, bge-server.sh): one way to start a
-# server unless one already answers, record its pid and wait for /health.
+# (embed-server.sh, minilm-server.sh, bge-server.sh, llm-server.sh): one way
+# to start a server unless one already answers, record its pid and wait for
+# /health, and to stop only the server a pid file names. Each script names
+# its pid and log files by port, so servers on different ports keep apart.
 # (No `set -e`: it is sourced, and must not change the caller's options.)
 
 # _citebook_serve_local NAME PORT LOG PIDFILE COMMAND...
