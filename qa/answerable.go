@@ -214,8 +214,12 @@ func isCJKTerm(t string) bool {
 // too ambiguous to weigh, so pairs stand for the words.
 func questionTerms(question string, terms func(string) []string) []string {
 	var out, functional []string
+	alone := analysis.StandaloneSymbols(question)
 	for _, t := range analysis.ContentTerms(terms(question)) {
 		if isFiller(t) || analysis.IsAskerWord(t) {
+			continue
+		}
+		if analysis.IsSymbol(t) && !alone[t] {
 			continue
 		}
 		if isCJKTerm(t) && utf8.RuneCountInString(t) == 1 {

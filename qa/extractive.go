@@ -111,6 +111,16 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 		need = min(1, len(weights))
 	}
 	quantity := asksQuantity.MatchString(question)
+	// A symbol the question types on its own ("$$") is its subject: a
+	// passage without it answers a neighbouring question (lshort-zh-cn's
+	// page on the equation environment, for why not to write $$). The
+	// pipeline refuses when no passage shows it at all.
+	var symbols []string
+	for _, t := range keys {
+		if analysis.IsSymbol(t) && analysis.StandaloneSymbols(question)[t] {
+			symbols = append(symbols, t)
+		}
+	}
 	var (
 		best      float64
 		bestChunk *chunkSents
@@ -148,7 +158,7 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 					break // a sentence that adds nothing does not extend the passage
 				}
 				prevCov = cov
-				if cov < e.minCoverage || len(have) < need {
+				if cov < e.minCoverage || len(have) < need || !holdsAll(symbols, have) {
 					continue
 				}
 				score := cov / (1 + rankDiscount*float64(passageRank(cs.c)-1)) / math.Sqrt(max(1, float64(size)/300))
