@@ -178,13 +178,41 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 	if bestChunk == nil {
 		return d, nil
 	}
-	for _, s := range bestChunk.sents[bestFrom : bestTo+1] {
-		d.Statements = append(d.Statements, Statement{
-			Text:      readable(s.text),
-			Citations: []Claim{{ChunkID: bestChunk.c.Chunk.ID, Quote: s.text}},
-		})
+	// The passage is one statement citing one quote, the chunk's text from
+	// its first sentence to its last: a reader checks one place, and a
+	// passage printed across a page break is cited as the pages it runs
+	// over ("pp. 120–121"), not as a sentence on each page, the first of
+	// which is only the lead-in to the second.
+	sents := bestChunk.sents[bestFrom : bestTo+1]
+	quote := passageText(bestChunk.c.Chunk.Text, sents[0].text, sents[len(sents)-1].text)
+	if quote == "" {
+		for _, s := range sents {
+			d.Statements = append(d.Statements, Statement{
+				Text:      readable(s.text),
+				Citations: []Claim{{ChunkID: bestChunk.c.Chunk.ID, Quote: s.text}},
+			})
+		}
+		return d, nil
 	}
+	d.Statements = append(d.Statements, Statement{
+		Text:      readable(quote),
+		Citations: []Claim{{ChunkID: bestChunk.c.Chunk.ID, Quote: quote}},
+	})
 	return d, nil
+}
+
+// passageText is text from the first occurrence of first to the end of
+// the next occurrence of last at or after it; "" when either is missing.
+func passageText(text, first, last string) string {
+	i := strings.Index(text, first)
+	if i < 0 {
+		return ""
+	}
+	j := strings.Index(text[i:], last)
+	if j < 0 {
+		return ""
+	}
+	return text[i : i+j+len(last)]
 }
 
 // readable turns a sentence into answer text: whitespace collapsed, and a

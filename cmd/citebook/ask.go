@@ -98,6 +98,8 @@ func writeCitations(w io.Writer, cs []citebook.Citation) {
 			b.WriteString(" — " + h)
 		}
 		switch {
+		case c.PrintedPages != "":
+			fmt.Fprintf(&b, ", pp. %s", c.PrintedPages) // across a page break
 		case c.PrintedPage != "" && c.PrintedPage != fmt.Sprint(c.Page):
 			fmt.Fprintf(&b, ", p. %s (physical %d)", c.PrintedPage, c.Page)
 		case c.Page > 0:
