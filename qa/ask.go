@@ -20,6 +20,7 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 	if err != nil {
 		return nil, err
 	}
+	tr.Dropped = thresholdDrops(fd.all)
 	defer func() { tr.Retrieved = traceHits(fd.all) }()
 	if fd.empty() {
 		tr.NothingFound = true

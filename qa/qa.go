@@ -44,6 +44,7 @@ type Trace struct {
 	Expanded      []string           `json:"expanded,omitempty"`      // the queries searched, when the books' definitions added to them
 	TitleQueries  []string           `json:"title_queries,omitempty"` // searches for the pages of the statements a question names (see DefaultStatements)
 	Books         []BookScore        `json:"books,omitempty"`         // books ranked by their metadata, when the scope has several
+	Period        string             `json:"period,omitempty"`        // the period the question asks about ("Q2 FY2024"), which ranks filings by the period their covers state
 	Retrieved     []TraceHit         `json:"retrieved"`
 	Dropped       []Dropped          `json:"dropped,omitempty"`
 	Context       []string           `json:"context"` // chunk IDs given to the answerer, in order

@@ -3,6 +3,7 @@ package qa
 import (
 	"context"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -25,6 +26,12 @@ type BookScore struct {
 	BookID string  `json:"book_id"`
 	Score  float64 `json:"score"`
 	Routed bool    `json:"routed,omitempty"` // searched first
+	// Period is the reporting period the book's cover states ("10-K
+	// FY2018 2018-12-31") and PeriodFit how well it fits the period the
+	// question asks about, relative to the best fit of the books its names
+	// match (1: the best; the book's score was multiplied by it).
+	Period    string  `json:"period,omitempty"`
+	PeriodFit float64 `json:"period_fit,omitempty"`
 }
 
 // Routing constants: the books scoring at least routeShare of the best
@@ -50,6 +57,11 @@ type profile struct {
 	title map[string]bool
 	cover []sectionTerms
 	defs  []sectionDef
+	// period is the reporting period the cover states, read from every
+	// section of the cover (periodParents): a reader denied one of them is
+	// not routed by it.
+	period        period
+	periodParents []string
 }
 
 type sectionTerms struct {
@@ -70,6 +82,17 @@ func (pr *profile) covers(t string, deny map[string]bool) bool {
 		}
 	}
 	return false
+}
+
+// periodFor is the book's period as a reader denied deny sees it: none when
+// any section it was read from is denied.
+func (pr *profile) periodFor(deny map[string]bool) period {
+	for _, p := range pr.periodParents {
+		if deny[p] {
+			return period{}
+		}
+	}
+	return pr.period
 }
 
 func denied(f citebook.Filter) map[string]bool {
@@ -107,8 +130,17 @@ func (p *Pipeline) profile(ctx context.Context, b citebook.BookScope) (*profile,
 		if err != nil {
 			return nil, err
 		}
-		for _, c := range cover(cs) {
+		cv := cover(cs)
+		for _, c := range cv {
 			pr.cover = append(pr.cover, sectionTerms{parent: c.ParentID, terms: analysis.TermSet(analysis.Terms(c.Text))})
+		}
+		if per, ok := coverPeriod(coverText(cv)); ok {
+			pr.period = per
+			for _, c := range cv {
+				if !slices.Contains(pr.periodParents, c.ParentID) {
+					pr.periodParents = append(pr.periodParents, c.ParentID)
+				}
+			}
 		}
 		for _, c := range cs {
 			defs := definitions{}
@@ -153,26 +185,35 @@ func cover(cs []citebook.Chunk) []citebook.Chunk {
 
 // route scores every book of the filter against the question's terms,
 // weighting each term by how few books it names (BM25's idf over books),
-// and marks the books to search first. It returns nil when there is no
-// choice to make or nothing in the question names a book.
-func (p *Pipeline) route(ctx context.Context, question string, f citebook.Filter) ([]BookScore, error) {
+// and marks the books to search first. When the question asks about a
+// period ("FY2018", "Q2 of FY2024", "as of August 30, 2023") and books its
+// names match state theirs on the cover, each such book's score is
+// multiplied by how well its period fits, relative to the best fit among
+// them: the 10-K of the year asked ranks above the same company's other
+// filings. It returns nil when there is no choice to make, and else the
+// period asked (for the trace).
+func (p *Pipeline) route(ctx context.Context, question string, f citebook.Filter) ([]BookScore, string, error) {
 	if len(f.Books) < 3 {
-		return nil, nil
+		return nil, "", nil
 	}
+	a := askedPeriod(question)
 	terms := routeTerms(question)
 	profs := make([]*profile, len(f.Books))
 	for i, b := range f.Books {
 		pr, err := p.profile(ctx, b)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		profs[i] = pr
 	}
 	deny := denied(f)
 	n := float64(len(f.Books))
 	out := make([]BookScore, len(f.Books))
+	pers := make([]period, len(f.Books))
 	for i, b := range f.Books {
 		out[i].BookID = b.BookID
+		pers[i] = profs[i].periodFor(deny)
+		out[i].Period = pers[i].String()
 	}
 	for _, t := range terms {
 		df := 0.0
@@ -194,6 +235,7 @@ func (p *Pipeline) route(ctx context.Context, question string, f citebook.Filter
 			}
 		}
 	}
+	byPeriod(out, pers, a)
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Score != out[j].Score {
 			return out[i].Score > out[j].Score
@@ -201,19 +243,55 @@ func (p *Pipeline) route(ctx context.Context, question string, f citebook.Filter
 		return out[i].BookID < out[j].BookID
 	})
 	if out[0].Score <= 0 {
-		return out, nil
+		return out, a.String(), nil
 	}
 	routed := 0
 	for routed < len(out) && out[routed].Score >= routeShare*out[0].Score {
 		routed++
 	}
 	if routed > routeMax || float64(routed) > n/3 {
-		return out, nil // the question names nothing that tells a few books apart
+		return out, a.String(), nil // the question names nothing that tells a few books apart
 	}
 	for i := range out[:routed] {
 		out[i].Routed = true
 	}
-	return out, nil
+	return out, a.String(), nil
+}
+
+// byPeriod multiplies the score of each book with a period by its fit to
+// the period asked, relative to the best fit among the books the names
+// match (those scoring at least routeShare of the best): only filings that
+// names cannot tell apart are told apart by period. Books without a period
+// keep their scores, and so does every book when the question asks about no
+// period or none of the matched books states one.
+func byPeriod(out []BookScore, pers []period, a asked) {
+	if a.empty() {
+		return
+	}
+	top := 0.0
+	for _, s := range out {
+		top = max(top, s.Score)
+	}
+	if top <= 0 {
+		return
+	}
+	best := 0.0
+	for i, s := range out {
+		if s.Score >= routeShare*top && pers[i].kind != kindNone {
+			best = max(best, a.fit(pers[i]))
+		}
+	}
+	if best == 0 {
+		return
+	}
+	for i := range out {
+		if pers[i].kind == kindNone || out[i].Score <= 0 {
+			continue
+		}
+		fit := min(1, a.fit(pers[i])/best)
+		out[i].PeriodFit = fit
+		out[i].Score *= fit
+	}
 }
 
 // routeTerms are the terms of the question's names — words written with a

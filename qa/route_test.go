@@ -56,7 +56,7 @@ func TestRouteBooksByMetadata(t *testing.T) {
 		{"What is the revenue?", nil},                                         // names no book
 	} {
 		t.Run(tc.q, func(t *testing.T) {
-			scores, err := p.route(context.Background(), tc.q, f)
+			scores, _, err := p.route(context.Background(), tc.q, f)
 			require.NoError(t, err)
 			require.Len(t, scores, len(f.Books), "every book is listed with its score")
 			var got []string
@@ -81,10 +81,15 @@ func TestRouteBooksByMetadata(t *testing.T) {
 	// its definitions: profiles are cached for every reader of a book.
 	deny := f
 	deny.DenyParents = []string{"annual/cover", "annual/secret"}
-	scores, err := p.route(context.Background(), "What was Pfizer's revenue in fiscal 2019?", deny)
+	scores, _, err := p.route(context.Background(), "What was Pfizer's revenue in fiscal 2019?", deny)
 	require.NoError(t, err)
 	for _, s := range scores {
 		require.False(t, s.Routed && s.BookID == "annual", "%+v", scores)
+		if s.BookID == "annual" {
+			require.Empty(t, s.Period, "nor shown the period its denied cover states")
+		} else if s.BookID == "3M_2018_10K" {
+			require.Equal(t, "10-K FY2018 2018-12-31", s.Period)
+		}
 	}
 	defs, err := p.scopeDefinitions(context.Background(), f)
 	require.NoError(t, err)
@@ -95,7 +100,7 @@ func TestRouteBooksByMetadata(t *testing.T) {
 	require.NotContains(t, defs, "pbb")
 
 	// A scope of one or two books has nothing to route.
-	scores, err = p.route(context.Background(), "3M 2018", citebook.Filter{Books: f.Books[:2]})
+	scores, _, err = p.route(context.Background(), "3M 2018", citebook.Filter{Books: f.Books[:2]})
 	require.NoError(t, err)
 	require.Nil(t, scores)
 }

@@ -52,7 +52,7 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 	}
 	rewrites := p.rewrite(ctx, q, tr)
 	sw.lap("rewrite")
-	if tr.Books, err = p.route(ctx, q, f); err != nil {
+	if tr.Books, tr.Period, err = p.route(ctx, q, f); err != nil {
 		return nil, err
 	}
 	defs, err := p.scopeDefinitions(ctx, f)
@@ -110,12 +110,9 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 		}
 		fd.all = append(fd.all, cands...)
 		sw.lap("fuse")
-		kept, dropped := p.threshold(query, cands, min, small, weights)
+		kept, _ := p.threshold(query, cands, min, small, weights)
 		for _, c := range kept {
 			c.kept = true
-		}
-		for _, c := range dropped {
-			tr.Dropped = append(tr.Dropped, Dropped{ChunkID: c.chunk.ID, Reason: "below_threshold"})
 		}
 		fd.groups = append(fd.groups, kept)
 		sw.lap("threshold")
@@ -183,6 +180,28 @@ func traceHits(all []*candidate) []TraceHit {
 	return out
 }
 
+// thresholdDrops lists the candidates the threshold dropped, query by
+// query in fused order, for Ask's trace. Search's trace is thrown away, so
+// find leaves this list to Ask (it was a twentieth of a search's allocations).
+func thresholdDrops(all []*candidate) []Dropped {
+	n := 0
+	for _, c := range all {
+		if !c.kept {
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]Dropped, 0, n)
+	for _, c := range all {
+		if !c.kept {
+			out = append(out, Dropped{ChunkID: c.chunk.ID, Reason: "below_threshold"})
+		}
+	}
+	return out
+}
+
 // Search is retrieval without answering, for callers that bring their own
 // model ("retrieval as a tool"): per query, the chunks that passed the
 // threshold, best first, at most k, scored by fused rank.
@@ -196,7 +215,7 @@ func (p *Pipeline) Search(ctx context.Context, pr citebook.Principal, req Reques
 	k := p.k(req)
 	out := make([]SearchResult, len(fd.queries))
 	for i, q := range fd.queries {
-		out[i] = SearchResult{Query: q, Hits: []citebook.Hit{}}
+		out[i] = SearchResult{Query: q, Hits: make([]citebook.Hit, 0, min(k, len(fd.groups[i])))}
 		for _, c := range fd.groups[i] {
 			if len(out[i].Hits) == k {
 				break

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	gojson "github.com/goccy/go-json"
 	"github.com/labstack/echo/v4"
 
 	"github.com/citebook/citebook"
@@ -87,7 +88,7 @@ func (s *Server) askStream(c echo.Context, req qa.Request) error {
 	w.WriteHeader(http.StatusOK)
 	var mu sync.Mutex // onDelta may be called from the answerer's goroutine
 	send := func(event string, v any) {
-		data, err := json.Marshal(v)
+		data, err := gojson.Marshal(v) // as jsonSerializer writes every other response
 		if err != nil {
 			s.log.Error("encoding event", "event", event, "err", err)
 			return

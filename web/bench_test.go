@@ -6,9 +6,13 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/labstack/echo/v4"
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/qa"
+	"github.com/citebook/citebook/web/auth"
 )
 
 // fixedSearcher returns the same hits at once, so the benchmark measures
@@ -61,3 +65,46 @@ func (d *discard) Write(p []byte) (int, error) {
 	return io.Discard.Write(p)
 }
 func (d *discard) WriteHeader(s int) { d.status = s }
+
+// BenchmarkSearchResponse is the whole HTTP path of one /v1/search as serve
+// runs it (cached token check, metrics, body decoding) answering five real
+// R-intro hits, the default k, with the response written by goccy/go-json
+// (jsonSerializer) and, in the same run, by echo's default encoding/json
+// serializer it replaced; it logs CPU per request and the ratio.
+func BenchmarkSearchResponse(b *testing.B) {
+	e := newEnv(b, envOpts{})
+	e.srv.cfg.Tokens = auth.NewCached(auth.NewStore(e.meta.SQL()))
+	chunks := e.lib.chunks["rintro"]
+	hits := make([]citebook.Hit, 5)
+	for i := range hits {
+		hits[i] = citebook.Hit{Chunk: chunks[len(chunks)/3+i], Score: 0.031 - float64(i)/1000}
+	}
+	e.srv.cfg.Searcher = fixedSearcher{res: []qa.SearchResult{{Query: "q", Hits: hits}}}
+	h := e.srv.Handler()
+	body := `{"question":"What are the intrinsic attributes of an object?"}`
+	run := func(b *testing.B, s echo.JSONSerializer) float64 {
+		e.srv.echo.JSONSerializer = s
+		b.ReportAllocs()
+		cpu0 := cpuTime()
+		b.ResetTimer()
+		for b.Loop() {
+			req, _ := http.NewRequest(http.MethodPost, "/v1/search", strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+e.tokens["reader"])
+			req.Header.Set("Content-Type", "application/json")
+			w := &discard{h: http.Header{}}
+			h.ServeHTTP(w, req)
+			if w.status != http.StatusOK {
+				b.Fatalf("status %d", w.status)
+			}
+		}
+		us := float64(cpuTime()-cpu0) / float64(time.Microsecond) / float64(b.N)
+		b.ReportMetric(us, "cpu-µs/op")
+		return us
+	}
+	var old, cur float64
+	b.Run("encoding-json", func(b *testing.B) { old = run(b, echo.DefaultJSONSerializer{}) })
+	b.Run("goccy-go-json", func(b *testing.B) { cur = run(b, jsonSerializer{}) })
+	if old > 0 && cur > 0 {
+		b.Logf("CPU per /v1/search response: %.1f µs with encoding/json, %.1f µs with goccy/go-json: %.2f× less", old, cur, old/cur)
+	}
+}

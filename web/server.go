@@ -148,6 +148,7 @@ func (s *Server) Handler() http.Handler { return s.echo }
 func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
+	e.JSONSerializer = jsonSerializer{}
 	e.HTTPErrorHandler = func(err error, c echo.Context) { writeError(s.log, c, err) }
 	// Rate limits key on the peer address itself: X-Forwarded-For is
 	// whatever the client wants it to be.

@@ -22,6 +22,7 @@ import (
 	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/ingest"
 	"github.com/citebook/citebook/internal/library"
+	"github.com/citebook/citebook/qa"
 	"github.com/citebook/citebook/web"
 	"github.com/citebook/citebook/web/auth"
 )
@@ -161,24 +162,7 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	a.Listen(ctx, runner)
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	cfg := web.Config{
-		Library: a.Meta, Indexer: runner, Asker: pipeline, Searcher: pipeline,
-		Previewer: previewer{tok: tok, opts: ingest.DefaultChunkOptions(), limits: c.ParseLimits()},
-		ACL:       a.ACL, Grants: a.Grants, CORSOrigins: c.Serve.CORSOrigins,
-		Tokens: auth.NewCached(tokens), DataDir: c.Data, MaxUpload: c.Serve.MaxUpload,
-		RatePerToken: rate.Limit(c.Serve.Rate), RateBurst: c.Serve.Burst, Registry: reg, Logger: a.Log,
-		Ready: map[string]web.Check{
-			// Each names its backend, so an operator sees which of
-			// PostgreSQL and Milvus is down.
-			"metadata": func(ctx context.Context) error {
-				return citebook.Wrap(a.Meta.Ping(ctx), citebook.EUNAVAILABLE, "metadata database (%s) unreachable", a.Meta.Dialect())
-			},
-			"vectors": func(ctx context.Context) error {
-				_, err := a.Vectors.IDs(ctx, "readyz-probe")
-				return citebook.Wrap(err, citebook.EUNAVAILABLE, "vector store (%s) unreachable", c.Store)
-			},
-		},
-	}
+	cfg := webConfig(a, pipeline, c, runner, tokens, tok, reg)
 	if r, err := ingest.FindPoppler(); err == nil {
 		cfg.Renderer = r
 	} else {
@@ -305,4 +289,29 @@ func isLoopback(addr string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// webConfig is the server serve runs over an opened library: the pipeline
+// answers and searches, tokens are checked through a one-second cache, and
+// the readiness probes name their backends. BenchmarkServeSearch builds the
+// same server in process.
+func webConfig(a *library.Library, pipeline *qa.Pipeline, c *library.Config, runner *index.Runner, tokens *auth.Store, tok *ingest.Tokenizer, reg *prometheus.Registry) web.Config {
+	return web.Config{
+		Library: a.Meta, Indexer: runner, Asker: pipeline, Searcher: pipeline,
+		Previewer: previewer{tok: tok, opts: ingest.DefaultChunkOptions(), limits: c.ParseLimits()},
+		ACL:       a.ACL, Grants: a.Grants, CORSOrigins: c.Serve.CORSOrigins,
+		Tokens: auth.NewCached(tokens), DataDir: c.Data, MaxUpload: c.Serve.MaxUpload,
+		RatePerToken: rate.Limit(c.Serve.Rate), RateBurst: c.Serve.Burst, Registry: reg, Logger: a.Log,
+		Ready: map[string]web.Check{
+			// Each names its backend, so an operator sees which of
+			// PostgreSQL and Milvus is down.
+			"metadata": func(ctx context.Context) error {
+				return citebook.Wrap(a.Meta.Ping(ctx), citebook.EUNAVAILABLE, "metadata database (%s) unreachable", a.Meta.Dialect())
+			},
+			"vectors": func(ctx context.Context) error {
+				_, err := a.Vectors.IDs(ctx, "readyz-probe")
+				return citebook.Wrap(err, citebook.EUNAVAILABLE, "vector store (%s) unreachable", c.Store)
+			},
+		},
+	}
 }
