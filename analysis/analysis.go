@@ -231,6 +231,7 @@ func thousands(word []byte, rest string) bool {
 func QueryTerms(q string) []string {
 	terms := Terms(q)
 	var alone map[string]bool // symbols typed on their own (StandaloneSymbols)
+	var glued []string        // the others, looked up only when nothing else is
 	seen := map[string]bool{}
 	var keep, stop []string
 	add := func(t string) {
@@ -253,6 +254,10 @@ func QueryTerms(q string) []string {
 				alone = StandaloneSymbols(q)
 			}
 			if !alone[t] {
+				if !seen[t] {
+					seen[t] = true
+					glued = append(glued, t)
+				}
 				continue // glued to a word ("#!/bin/sh"): its words are looked up
 			}
 		}
@@ -262,6 +267,9 @@ func QueryTerms(q string) []string {
 		}
 	}
 	if len(keep) == 0 {
+		if len(stop) == 0 {
+			return glued // "%in%%o%": symbols glued to each other
+		}
 		return stop
 	}
 	return keep
