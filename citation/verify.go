@@ -293,6 +293,7 @@ func Locate(c citebook.Chunk, quote string) (citebook.Citation, Reason) {
 func citationAt(c citebook.Chunk, spans [][2]int, quote string) citebook.Citation {
 	last := &spans[len(spans)-1]
 	last[1] = extendClosing(c.Text, last[1], quote)
+	spans[0][0] = extendOpening(c.Text, spans[0][0], quote)
 	texts := make([]string, len(spans))
 	for i, s := range spans {
 		texts[i] = c.Text[s[0]:s[1]]
@@ -367,6 +368,19 @@ func extendClosing(text string, end int, quote string) int {
 		return end + size
 	}
 	return end
+}
+
+// extendOpening takes in what the quote opens with before its first
+// letter or digit — the backslash of a LaTeX command, an opening bracket —
+// when the book has the same characters right before the match, so a quote
+// of "\tableofcontents …" is shown with its backslash.
+func extendOpening(text string, start int, quote string) int {
+	q := strings.TrimSpace(quote)
+	i := strings.IndexFunc(q, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) })
+	if i <= 0 || !strings.HasSuffix(text[:start], q[:i]) {
+		return start
+	}
+	return start - i
 }
 
 // pageOfMost returns the page (and printed label) holding the most of the

@@ -307,7 +307,7 @@ func (h *Harness) ask(ctx context.Context, pr citebook.Principal, q Question, al
 	}
 	r.Relevant = len(relevant)
 
-	ranked, err := h.rankTrace(ctx, ans.Trace.Retrieved, Signals[0].score, cc)
+	ranked, err := h.rankTrace(ctx, ans.Trace.Retrieved, Signals[0], cc)
 	if err != nil {
 		return err
 	}
@@ -460,16 +460,42 @@ func quoteAt(text string, c citebook.Citation) bool {
 // rankTrace turns the trace's candidates into the ranked list the metrics
 // read: one entry per chunk (its best score over sub-queries; candidates the
 // score leaves out as NaN are dropped), ordered by Rank, with page ranges
-// from the metadata DB.
-func (h *Harness) rankTrace(ctx context.Context, hits []qa.TraceHit, score func(qa.TraceHit) float64, cc *chunkCache) ([]Ranked, error) {
+// from the metadata DB. Candidates the signal places ahead are scored
+// above every other, best place highest.
+func (h *Harness) rankTrace(ctx context.Context, hits []qa.TraceHit, s Signal, cc *chunkCache) ([]Ranked, error) {
 	best := map[string]Ranked{}
+	place := map[string]int{}
 	for _, th := range hits {
-		sc := score(th)
+		if s.ahead != nil {
+			if p := s.ahead(th); p > 0 && (place[th.ChunkID] == 0 || p < place[th.ChunkID]) {
+				place[th.ChunkID] = p
+			}
+		}
+		sc := s.score(th)
 		if math.IsNaN(sc) {
 			continue
 		}
 		if b, ok := best[th.ChunkID]; !ok || sc > b.Score {
 			best[th.ChunkID] = Ranked{ChunkID: th.ChunkID, BookID: th.BookID, Score: sc, PageStart: th.Page}
+		}
+	}
+	if len(place) > 0 {
+		top, last := 0.0, 0
+		for id, r := range best {
+			if place[id] == 0 {
+				top = max(top, r.Score)
+			}
+		}
+		for _, p := range place {
+			last = max(last, p)
+		}
+		for _, th := range hits {
+			if p := place[th.ChunkID]; p > 0 {
+				r := best[th.ChunkID]
+				r.ChunkID, r.BookID, r.PageStart = th.ChunkID, th.BookID, th.Page
+				r.Score = top + 1 + float64(last-p)
+				best[th.ChunkID] = r
+			}
 		}
 	}
 	rs := make([]Ranked, 0, len(best))

@@ -2,7 +2,11 @@ package qa_test
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -20,10 +24,10 @@ func TestSplitIntoSubQueries(t *testing.T) {
 	for name, content := range replies {
 		t.Run(name, func(t *testing.T) {
 			srv, calls := scriptedServer(t, func([]scriptPassage, string) string { return content })
-			m, err := qa.OpenModel(qa.ModelConfig{Provider: "openai", URL: srv.URL + "/v1", Model: "scripted", Client: srv.Client()})
+			pl, err := qa.NewLLMPlanner(qa.ModelConfig{Provider: "openai", URL: srv.URL + "/v1", Model: "scripted", Client: srv.Client()})
 			require.NoError(t, err)
 			p := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{},
-				func(d *qa.Deps) { d.Planner = qa.NewLLMPlanner(m) })
+				func(d *qa.Deps) { d.Planner = pl })
 			q := "How do I change the length of an object and what is a list?"
 
 			res, err := p.Search(context.Background(), alice, qa.Request{Question: q, Split: true, K: 4})
@@ -105,4 +109,32 @@ func TestSplitWithoutModel(t *testing.T) {
 			require.Equal(t, c.pages, got)
 		})
 	}
+}
+
+// A planner whose model stalls is cut off at the configured bound, like
+// every other model call (before, its call had no bound of its own), and
+// the search runs on the question alone.
+func TestPlannerCallIsBounded(t *testing.T) {
+	lib := shared(t)
+	cut := make(chan bool, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body) // so the server notices the client leave
+		select {
+		case <-r.Context().Done():
+			cut <- true
+		case <-time.After(20 * time.Second):
+			cut <- false
+		}
+	}))
+	t.Cleanup(srv.Close)
+	pl, err := qa.NewLLMPlanner(qa.ModelConfig{Provider: "openai", URL: srv.URL + "/v1", Model: "stalled",
+		Client: srv.Client(), Timeout: 100 * time.Millisecond})
+	require.NoError(t, err)
+	p := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{}, func(d *qa.Deps) { d.Planner = pl })
+	q := "How do I change the length of an object and what is a list?"
+	res, err := p.Search(context.Background(), alice, qa.Request{Question: q, Split: true, K: 4})
+	require.NoError(t, err)
+	require.Len(t, res, 1)
+	require.Equal(t, q, res[0].Query)
+	require.True(t, <-cut, "the planner's call was not cut off")
 }

@@ -47,7 +47,7 @@ given to the answerer and rejected.`,
 	addLibraryFlags(fs, f.cfg)
 	addAnswerFlags(fs, f.cfg)
 	fs.StringSliceVar(&f.books, "book", nil, "only these book IDs (repeatable)")
-	fs.StringVar(&f.tenant, "tenant", "default", "tenant asking")
+	fs.StringVar(&f.tenant, "tenant", defaultTenant, "tenant asking")
 	fs.StringVar(&f.user, "user", "", "user asking")
 	fs.StringSliceVar(&f.groups, "groups", nil, "groups of the user")
 	fs.BoolVar(&f.admin, "admin", false, "ask as a tenant admin (sees every book of the tenant)")
