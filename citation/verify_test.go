@@ -76,23 +76,25 @@ func TestLocate(t *testing.T) {
 		page      int
 		printed   string
 		wantQuote string // the verbatim text the offsets select; "" skips
+		pages     string // the printed pages a quote across the break runs over; "" for one page
 	}{
-		{"on the first page", en, "R caters for changes of mode almost anywhere it could be considered sensible to do so,", "", 20, "14", "R caters for changes of mode almost anywhere it could be considered sensible to do so,"},
-		{"after the page break", en, "Now d and z are the same.", "", 21, "15", "Now d and z are the same."},
-		{"spanning the break: the page holding most of it", en, "> d <- as.integer(digits) Now d and z are the same", "", 21, "15", ""},
-		{"spanning the break: mostly on the earlier page", en, "reconstructs the numerical vector again: > d <- as.integer(digits) Now d", "", 20, "14", ""},
-		{"whitespace and line breaks differ", en, "R   caters for changes\n of mode almost\tanywhere", "", 20, "14", ""},
-		{"case and typographic quotes differ", en, `after which DIGITS is the character vector c(“0”, "1", "2", ..., "9")`, "", 20, "14", ""},
-		{"ellipsis joins two parts in order", en, "R caters for changes of mode ... reconstructs the numerical vector again", "", 20, "14", ""},
-		{"ellipsis parts out of order", en, "reconstructs the numerical vector again ... R caters for changes of mode", QuoteNotFound, 0, "", ""},
-		{"invented quote", en, "R refuses to change the mode of an object once created", QuoteNotFound, 0, "", ""},
-		{"too short to prove anything", en, "the same", QuoteTooShort, 0, "", ""},
-		{"Chinese verbatim", zh, "这些编辑器提供的编译功能，实际上只是对特定命令行程序的封装，而并非魔法。", "", 15, "3", ""},
-		{"Chinese with half-width punctuation", zh, "这些编辑器提供的编译功能,实际上只是对特定命令行程序的封装,而并非魔法.", "", 15, "3", ""},
-		{"Chinese without punctuation or across the line break", zh, "这些编辑器提供的编译功能实际上只是对特定命令行程序的封装", "", 15, "3", ""},
-		{"Chinese full-width Latin letters", zh, "许多用户会使用ＴｅＸｗｏｒｋｓ或ＴｅＸｓｔｕｄｉｏ等编辑器", "", 15, "3", ""},
-		{"Chinese altered", zh, "这些编辑器提供的编译功能就是魔法", QuoteNotFound, 0, "", ""},
-		{"opening with a LaTeX command: its backslash is shown", tex, "\\tableofcontents 生成的章节默认不写入目录", "", 32, "20", "\\tableofcontents 生成的章节默认不写入目录"},
+		{"on the first page", en, "R caters for changes of mode almost anywhere it could be considered sensible to do so,", "", 20, "14", "R caters for changes of mode almost anywhere it could be considered sensible to do so,", ""},
+		{"after the page break", en, "Now d and z are the same.", "", 21, "15", "Now d and z are the same.", ""},
+		{"spanning the break: the page holding most of it", en, "> d <- as.integer(digits) Now d and z are the same", "", 21, "15", "", "14–15"},
+		{"spanning the break: mostly on the earlier page", en, "reconstructs the numerical vector again: > d <- as.integer(digits) Now d", "", 20, "14", "", "14–15"},
+		{"ellipsis parts on both pages", en, "R caters for changes of mode ... Now d and z are the same.", "", 20, "14", "", "14–15"},
+		{"whitespace and line breaks differ", en, "R   caters for changes\n of mode almost\tanywhere", "", 20, "14", "", ""},
+		{"case and typographic quotes differ", en, `after which DIGITS is the character vector c(“0”, "1", "2", ..., "9")`, "", 20, "14", "", ""},
+		{"ellipsis joins two parts in order", en, "R caters for changes of mode ... reconstructs the numerical vector again", "", 20, "14", "", ""},
+		{"ellipsis parts out of order", en, "reconstructs the numerical vector again ... R caters for changes of mode", QuoteNotFound, 0, "", "", ""},
+		{"invented quote", en, "R refuses to change the mode of an object once created", QuoteNotFound, 0, "", "", ""},
+		{"too short to prove anything", en, "the same", QuoteTooShort, 0, "", "", ""},
+		{"Chinese verbatim", zh, "这些编辑器提供的编译功能，实际上只是对特定命令行程序的封装，而并非魔法。", "", 15, "3", "", ""},
+		{"Chinese with half-width punctuation", zh, "这些编辑器提供的编译功能,实际上只是对特定命令行程序的封装,而并非魔法.", "", 15, "3", "", ""},
+		{"Chinese without punctuation or across the line break", zh, "这些编辑器提供的编译功能实际上只是对特定命令行程序的封装", "", 15, "3", "", ""},
+		{"Chinese full-width Latin letters", zh, "许多用户会使用ＴｅＸｗｏｒｋｓ或ＴｅＸｓｔｕｄｉｏ等编辑器", "", 15, "3", "", ""},
+		{"Chinese altered", zh, "这些编辑器提供的编译功能就是魔法", QuoteNotFound, 0, "", "", ""},
+		{"opening with a LaTeX command: its backslash is shown", tex, "\\tableofcontents 生成的章节默认不写入目录", "", 32, "20", "\\tableofcontents 生成的章节默认不写入目录", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -103,6 +105,12 @@ func TestLocate(t *testing.T) {
 			}
 			require.Equal(t, tt.page, c.Page)
 			require.Equal(t, tt.printed, c.PrintedPage)
+			require.Equal(t, tt.pages, c.PrintedPages, "the pages a reader turns to")
+			if tt.pages != "" {
+				require.Equal(t, []int{20, 21}, c.Pages)
+			} else {
+				require.Empty(t, c.Pages)
+			}
 			require.Equal(t, tt.chunk.ID, c.ChunkID)
 			require.Equal(t, tt.chunk.HeadingPath, c.HeadingPath)
 			require.True(t, c.CharStart >= 0 && c.CharStart < c.CharEnd && c.CharEnd <= len(tt.chunk.Text))

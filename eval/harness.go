@@ -139,6 +139,7 @@ type CitationResult struct {
 	BookID     string `json:"book_id"`
 	Page       int    `json:"page,omitempty"`
 	Quote      string `json:"quote"`
+	Pages      []int  `json:"pages,omitempty"` // a quote printed across a page break: the pages it runs over
 	OnGoldPage bool   `json:"on_gold_page"`
 	Supports   bool   `json:"supports"`
 	// SupportsSentence: the quote supports the answer sentence citing it
@@ -369,8 +370,8 @@ func (h *Harness) ask(ctx context.Context, pr citebook.Principal, q Question, al
 	sentences := citedSentences(ans.Answer)
 	sc := citation.SupportCheck{Content: func(s string) []string { return analysis.ContentTerms(h.cfg.Terms(s)) }}
 	for _, c := range ans.Citations {
-		onPage := gold.pages[Page{BookID: c.BookID, Page: c.Page}]
-		cr := CitationResult{ChunkID: c.ChunkID, BookID: c.BookID, Page: c.Page,
+		onPage := onGoldPage(gold.pages, c)
+		cr := CitationResult{ChunkID: c.ChunkID, BookID: c.BookID, Page: c.Page, Pages: c.Pages,
 			Quote: c.Quote, OnGoldPage: onPage, Supports: q.Answerable && gold.supports(c, onPage)}
 		ch, ok := cited[c.ChunkID]
 		cr.Fabricated = !ok || !shown[c.ChunkID] || !quoteAt(ch.Text, c)
@@ -586,6 +587,24 @@ type goldMatcher struct {
 	chunks   map[string]bool // gold chunks when the gold is not pages
 	evidence []map[string]bool
 	terms    func(string) []string
+}
+
+// onGoldPage reports whether a citation points the reader at a gold page.
+// A quote printed across a page break is cited as the pages it runs over
+// ("pp. 120–121"); a reader who turns to them finds the gold page among
+// them, so it counts as on the gold page when any of its pages is one. A
+// quote covers at most a few consecutive sentences of one chunk, so this
+// widens a citation by a page break, never to a chapter.
+func onGoldPage(gold map[Page]bool, c citebook.Citation) bool {
+	if gold[Page{BookID: c.BookID, Page: c.Page}] {
+		return true
+	}
+	for _, p := range c.Pages {
+		if gold[Page{BookID: c.BookID, Page: p}] {
+			return true
+		}
+	}
+	return false
 }
 
 func (g goldMatcher) supports(c citebook.Citation, onPage bool) bool {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/qa"
 )
@@ -60,6 +61,52 @@ func TestSplitIntoSubQueries(t *testing.T) {
 			a, err = p.Ask(context.Background(), alice, qa.Request{Question: q}, nil)
 			require.NoError(t, err)
 			require.Equal(t, []string{q}, a.Trace.SubQueries, "no split unless asked")
+		})
+	}
+}
+
+// TestSplitWithoutModel: with no planner, a question that plainly asks two
+// things (a second question, "; ", "and then", ", and how …") is searched
+// as its parts too, answered when each part has its own evidence, with a
+// passage per part; a bare "and" or a second verb is no split, and a part
+// the book never covers keeps the question refused. Over real books.
+func TestSplitWithoutModel(t *testing.T) {
+	lib := shared(t)
+	p := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
+	for _, c := range []struct {
+		who      citebook.Principal
+		book     string
+		question string
+		parts    int   // sub-queries beside the question
+		pages    []int // cited pages; nil: refused
+	}{
+		{alice, bookR, "How do I read a data frame from a file with read.table, and how do I draw a histogram with hist?", 2, []int{40, 43}},
+		{alice, bookR, "How do I read a data frame from a file with read.table? How do I draw a histogram?", 2, []int{40}},
+		// R-intro never explains a database-style merge: that part has no
+		// evidence, and the histogram part alone does not answer it.
+		{alice, bookR, "How do I merge two data frames on a shared ID column, and how do I draw a histogram?", 2, nil},
+		{alice, bookR, "How do I change the length of an object and what is a list?", 0, []int{}},
+		{alice, bookR, "To solve Ax = b, should I invert A first and then multiply the inverse by b?", 0, []int{}},
+		{lin, bookZH, "LaTeX 默认一页上最多放几个浮动体？页面顶部和底部又各能放几个？", 2, []int{}},
+	} {
+		t.Run(c.question, func(t *testing.T) {
+			a, err := p.Ask(context.Background(), c.who, qa.Request{Question: c.question, BookIDs: []string{c.book}}, nil)
+			require.NoError(t, err)
+			require.Len(t, a.Trace.SubQueries, 1+c.parts, "%q", a.Trace.SubQueries)
+			require.Equal(t, c.question, a.Trace.SubQueries[0])
+			if c.pages == nil {
+				require.True(t, a.Refused, a.Answer)
+				return
+			}
+			require.False(t, a.Refused, "%+v", a.Trace.Answerability)
+			if len(c.pages) == 0 {
+				return
+			}
+			var got []int
+			for _, cit := range a.Citations {
+				got = append(got, cit.Page)
+			}
+			require.Equal(t, c.pages, got)
 		})
 	}
 }

@@ -2,6 +2,8 @@ package qa
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/citebook/citebook"
@@ -44,6 +46,12 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 		qidx[t] = i
 	}
 	found := make([]bool, len(qterms))
+	var symbols []string
+	for _, t := range slices.Sorted(maps.Keys(analysis.StandaloneSymbols(query))) {
+		if _, ok := qidx[t]; ok {
+			symbols = append(symbols, t)
+		}
+	}
 	for ci, c := range cands {
 		var have map[string]bool
 		terms := func() map[string]bool {
@@ -66,6 +74,12 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 		case c.vecRank > 0 && c.vecScore >= min && matched(qterms, terms()) >= need:
 			kept = append(kept, c)
 		case c.seenLex > 0 && (c.seenLex <= p.opts.LexicalRank || ci < p.opts.LexicalRank) && weightedCoverage(qterms, weights, terms()) >= p.opts.LexicalCover:
+			kept = append(kept, c)
+		case c.seenLex > 0 && c.seenLex <= p.opts.LexicalRank && len(symbols) > 0 && holdsAll(symbols, terms()):
+			// The question types a symbol on its own ("$$"): it is what
+			// the question asks about, and a keyword hit showing it is
+			// evidence no weighing of the other words should drop (the
+			// answerability check refuses when no passage shows it).
 			kept = append(kept, c)
 		case small && c.lexRank > 0 && c.lexRank <= p.opts.LexicalRank && matched(qterms, terms()) >= need:
 			kept = append(kept, c)
@@ -206,4 +220,14 @@ func (p *Pipeline) termWeights(ctx context.Context, query string, f citebook.Fil
 		}
 	}
 	return w
+}
+
+// holdsAll reports whether text holds every one of terms.
+func holdsAll(terms []string, text map[string]bool) bool {
+	for _, t := range terms {
+		if !text[t] {
+			return false
+		}
+	}
+	return true
 }
