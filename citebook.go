@@ -283,9 +283,15 @@ type Citation struct {
 	HeadingPath []string `json:"heading_path"`
 	Page        int      `json:"page,omitempty"`
 	PrintedPage string   `json:"printed_page,omitempty"`
-	Quote       string   `json:"quote"`
-	CharStart   int      `json:"char_start"` // byte offsets of the quote inside the chunk text
-	CharEnd     int      `json:"char_end"`
+	// Pages lists the physical pages a quote printed across a page break
+	// runs over, first to last (Page is the one holding most of it), and
+	// PrintedPages labels them as a reader looks them up ("120–121");
+	// both empty for a quote on one page.
+	Pages        []int  `json:"pages,omitempty"`
+	PrintedPages string `json:"printed_pages,omitempty"`
+	Quote        string `json:"quote"`
+	CharStart    int    `json:"char_start"` // byte offsets of the quote inside the chunk text
+	CharEnd      int    `json:"char_end"`
 	// Boxes draw the quote on the page images, one per printed line and
 	// page; empty for reflowable books and books indexed before geometry
 	// was kept.

@@ -8,6 +8,7 @@
 package analysis
 
 import (
+	"bytes"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -47,8 +48,18 @@ func EachTerm(s string, fn func(t []byte)) {
 		word = buf[:0]
 		cjk  [2 * utf8.UTFMax]byte
 		prev rune // previous CJK rune in the current run, 0 outside a run
+		sym  [16]byte
 	)
-	wide := false // word holds a non-ASCII rune
+	wide := false           // word holds a non-ASCII rune
+	symStart, skip := -1, 0 // start of the current run of ASCII symbols; bytes consumed ahead
+	flushSym := func(end int) {
+		if symStart >= 0 {
+			if t := symbolTerm(s[symStart:end]); t != "" {
+				fn(append(sym[:0], t...))
+			}
+			symStart = -1
+		}
+	}
 	flush := func() {
 		if len(word) > 0 {
 			if wide && !norm.NFKC.IsNormal(word) {
@@ -63,22 +74,42 @@ func EachTerm(s string, fn func(t []byte)) {
 		}
 	}
 	for i, r := range s {
+		if i < skip {
+			continue
+		}
 		if r < 0x80 { // ASCII fast path: most text in most books
 			prev = 0
 			switch {
 			case 'a' <= r && r <= 'z' || '0' <= r && r <= '9':
+				flushSym(i)
 				word = append(word, byte(r))
-			case r == ',' && thousands(word, s[i+1:]):
+			case r == ',' && symStart < 0 && thousands(word, s[i+1:]):
 				// "1,577" is one number, as a table prints it and a
 				// question may type it ("1577"); split, its halves
 				// would also double a table row's length.
 			case 'A' <= r && r <= 'Z':
+				flushSym(i)
 				word = append(word, byte(r+'a'-'A'))
+			case isSymbolByte(byte(r)):
+				flush()
+				if n := rOperator(s[i:]); n > 0 {
+					// R's %in%, %o%: one operator, not a word between
+					// two percent signs.
+					flushSym(i)
+					fn(bytes.ToLower(append(sym[:0], s[i:i+n]...)))
+					skip = i + n
+					continue
+				}
+				if symStart < 0 {
+					symStart = i
+				}
 			default:
 				flush()
+				flushSym(i)
 			}
 			continue
 		}
+		flushSym(i)
 		switch {
 		case IsCJK(r):
 			flush()
@@ -96,6 +127,81 @@ func EachTerm(s string, fn func(t []byte)) {
 		}
 	}
 	flush()
+	flushSym(len(s))
+}
+
+// Symbol terms. Code books are about operators and markup as much as
+// words: a question about "$$", "<<-", "#!/", "%in%", "->", "&&", "|>" or
+// "::" can only find the page that explains it if the symbol is a term.
+// A run of ASCII punctuation becomes one term after the prose punctuation
+// at its ends is stripped (the quotes and brackets around "$$", the full
+// stop after "->."), when two or three characters are left: single
+// characters ("$", "/", "-") are everywhere and tell nothing, longer runs
+// are rules and leaders ("-----", "....."). R's %name% operators are terms
+// whole. The underscore stays a separator between words.
+
+// isSymbolByte reports ASCII punctuation a symbol term is made of.
+func isSymbolByte(b byte) bool {
+	return b > ' ' && b < 0x7f && b != '_' &&
+		!('a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9')
+}
+
+// proseEnds is the punctuation stripped from a symbol run's ends.
+const proseEnds = ".,;?'\"()[]{}`"
+
+// maxSymbol is the longest symbol term, in bytes.
+const maxSymbol = 3
+
+// symbolTerm is the term a run of symbol bytes yields, or "".
+func symbolTerm(run string) string {
+	run = strings.Trim(run, proseEnds)
+	if len(run) < 2 || len(run) > maxSymbol {
+		return ""
+	}
+	return run
+}
+
+// rOperator returns the length of an R operator "%name%" (one to eight
+// ASCII letters between percent signs) at the start of s, or 0.
+func rOperator(s string) int {
+	if len(s) < 3 || s[0] != '%' {
+		return 0
+	}
+	for i := 1; i < len(s) && i <= 9; i++ {
+		b := s[i]
+		switch {
+		case 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z':
+		case b == '%' && i > 1:
+			return i + 1
+		default:
+			return 0
+		}
+	}
+	return 0
+}
+
+// StandaloneSymbols lists the symbol terms a question types on their own
+// (between spaces, quotes or brackets, or beside CJK text): "why not write
+// $$ for display maths", "what does `<<-` do". Such a symbol is what the
+// question asks about. A symbol glued to letters or digits is part of a
+// longer token — the shebang of "#!/bin/sh", the "::" of std::vector —
+// whose words carry it: searched or weighed, "#!/" drew a question about
+// which shell runs /bin/sh to a code listing that starts with "#!/bin/sh".
+func StandaloneSymbols(q string) map[string]bool {
+	out := map[string]bool{}
+	for _, tok := range strings.FieldsFunc(q, func(r rune) bool { return r <= ' ' || r >= 0x80 }) {
+		if ts := Terms(strings.Trim(tok, proseEnds)); len(ts) == 1 && IsSymbol(ts[0]) {
+			out[ts[0]] = true
+		}
+	}
+	return out
+}
+
+// IsSymbol reports a symbol term ("$$", "<<-", "%in%"): Terms emits it
+// for operators and markup. The builtin embedder leaves them out, so
+// vectors stored before symbols were terms stay valid.
+func IsSymbol(t string) bool {
+	return t != "" && isSymbolByte(t[0])
 }
 
 // thousands reports whether a comma after word separates thousands: word is
@@ -124,6 +230,8 @@ func thousands(word []byte, rest string) bool {
 // "2018"), since books write "fiscal 2018" as often as "FY2018".
 func QueryTerms(q string) []string {
 	terms := Terms(q)
+	var alone map[string]bool // symbols typed on their own (StandaloneSymbols)
+	var glued []string        // the others, looked up only when nothing else is
 	seen := map[string]bool{}
 	var keep, stop []string
 	add := func(t string) {
@@ -141,12 +249,27 @@ func QueryTerms(q string) []string {
 		if cjkUnigram(t) && inBigram(terms, i) {
 			continue
 		}
+		if IsSymbol(t) {
+			if alone == nil {
+				alone = StandaloneSymbols(q)
+			}
+			if !alone[t] {
+				if !seen[t] {
+					seen[t] = true
+					glued = append(glued, t)
+				}
+				continue // glued to a word ("#!/bin/sh"): its words are looked up
+			}
+		}
 		add(t)
 		for _, part := range compoundParts(t) {
 			add(part)
 		}
 	}
 	if len(keep) == 0 {
+		if len(stop) == 0 {
+			return glued // "%in%%o%": symbols glued to each other
+		}
 		return stop
 	}
 	return keep

@@ -21,6 +21,14 @@ func TestTerms(t *testing.T) {
 		{"the ﬁle ＰＤＦ ２０２４年", []string{"the", "file", "pdf", "2024", "年"}},
 		{`"quoted" NEAR(a* -b) col:x`, []string{"quoted", "near", "a", "b", "col", "x"}},
 		{"  ,.;  ", nil},
+		// Operators and markup are terms; prose punctuation, single
+		// symbols, rules and underscores are not.
+		{`Why not $$ for display maths?`, []string{"why", "not", "$$", "for", "display", "math"}},
+		{`x <<- 3; y %in% z %*% w`, []string{"x", "<<-", "3", "y", "%in%", "z", "%*%", "w"}},
+		{`#!/bin/sh`, []string{"#!/", "bin", "sh"}},
+		{`a -> b && c |> f(x) std::vector "\\" C++`, []string{"a", "->", "b", "&&", "c", "|>", "f", "x", "std", "::", "vector", `\\`, "c", "++"}},
+		{`("$$"), e.g., p. 3. ----- ... __init__ 50% a/b`, []string{"$$", "e", "g", "p", "3", "init", "50", "a", "b"}},
+		{"符号＄＄来写", []string{"符", "号", "符号", "$$", "来", "写", "来写"}},
 		{"(1,577) $ 12,345,678 1,2,3 2018,2019 a,123", []string{"1577", "12345678", "1", "2", "3", "2018", "2019", "a", "123"}},
 	}
 	for _, tt := range tests {
@@ -41,6 +49,8 @@ func TestQueryTerms(t *testing.T) {
 		{"R语言3.5版", []string{"r", "语言", "3", "5", "版"}}, // a lone character stays
 		{"年", []string{"年"}},
 		{"Vectors vectors VECTOR", []string{"vector"}},
+		{"What does <<- do?", []string{"<<-"}},
+		{"Which shell runs #!/bin/sh scripts?", []string{"shell", "run", "bin", "sh", "script"}}, // a glued symbol is not looked up
 		{"3M FY2018 10-K capex in Q2", []string{"3m", "fy2018", "fy", "2018", "10", "k", "capex", "q2"}},
 	}
 	for _, tt := range tests {

@@ -10,7 +10,7 @@ import (
 // re-segmentation (lowercasing and stemming are idempotent), so a term taken
 // from a chunk always matches itself in a query.
 func FuzzTerms(f *testing.F) {
-	for _, s := range []string{"Vectors and Graphs", "中文检索系统", "R语言3.5版", "Café NAÏVE classes' flies", "\xff\xfe", "İstanbul ẞ"} {
+	for _, s := range []string{"Vectors and Graphs", "中文检索系统", "R语言3.5版", "Café NAÏVE classes' flies", "\xff\xfe", "İstanbul ẞ", "x <<- 1; y %in% z", "(\"$$\") #!/bin/sh a->b && c |> d std::x \\\\", "%%in% %a%b% ----- ...:: C++", "＄＄ 符号$$来写"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -6,6 +6,7 @@
 #
 #   bench/load.sh                       # 100k chunks, 15 s per endpoint
 #   CHUNKS=20000 DURATION=10s bench/load.sh
+#   BIN=/tmp/citebook-main bench/load.sh   # serve another build
 #
 # WARMUP (default 180s) runs light load first. Above 20k eligible chunks the
 # embedded store builds an HNSW graph in the background once the tenant has
@@ -32,7 +33,13 @@ OUT=${OUT:-artifacts/load}
 SERVER_ENV=${SERVER_ENV:-}
 
 mkdir -p "$WORK" "$OUT"
-go build -o "$WORK/citebook" ./cmd/citebook
+# BIN serves with a given citebook binary instead of building this tree's,
+# so two builds can be measured alternately on one library.
+if [ -n "${BIN:-}" ]; then
+  cp "$BIN" "$WORK/citebook"
+else
+  go build -o "$WORK/citebook" ./cmd/citebook
+fi
 go build -o "$WORK/loadgen" ./bench/loadgen
 go build -o "$WORK/synth" ./bench/synth
 

@@ -54,7 +54,13 @@ func (s SupportCheck) Supported(statement string, quotes []string) (bool, Gap) {
 		have[t] = true
 	}
 	for _, n := range namesOf(statement) {
+		// Typed verbatim in a quote is found, whatever the segmenter
+		// makes of its neighbours: "TEX" of the footnoted "1TEX" is the
+		// one term "1tex".
 		found := true
+		if containsName(joined, n) {
+			continue
+		}
 		for _, t := range s.Content(n) {
 			if !have[t] && !isDigits(t) {
 				found = false
@@ -78,6 +84,28 @@ func (s SupportCheck) Supported(statement string, quotes []string) (bool, Gap) {
 	}
 	return len(g.Numbers) == 0 && len(g.Names) == 0 && g.Share >= MinSupport, g
 }
+
+// containsName reports whether text holds the name n as typed, with no
+// Latin letter on either side of it (nor a digit after it): "TEX" is in
+// "1TEX原生", not in "1TEXT".
+func containsName(text, n string) bool {
+	for from := 0; ; {
+		i := strings.Index(text[from:], n)
+		if i < 0 {
+			return false
+		}
+		i += from
+		end := i + len(n)
+		before := i > 0 && isASCIILetter(text[i-1])
+		after := end < len(text) && (isASCIILetter(text[end]) || '0' <= text[end] && text[end] <= '9')
+		if !before && !after {
+			return true
+		}
+		from = i + 1
+	}
+}
+
+func isASCIILetter(b byte) bool { return 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' }
 
 // number matches a number as written: digits with inner separators
 // (1,234.5; 3.14); the separators are dropped before comparing so "1,000"

@@ -293,16 +293,17 @@ func Locate(c citebook.Chunk, quote string) (citebook.Citation, Reason) {
 func citationAt(c citebook.Chunk, spans [][2]int, quote string) citebook.Citation {
 	last := &spans[len(spans)-1]
 	last[1] = extendClosing(c.Text, last[1], quote)
+	spans[0][0] = extendOpening(c.Text, spans[0][0], quote)
 	texts := make([]string, len(spans))
 	for i, s := range spans {
 		texts[i] = c.Text[s[0]:s[1]]
 	}
 	start, end := spans[0][0], last[1]
-	page, printed := pageOfMost(c.Pages, c.Text, spans)
+	page, printed, covered := pageOfMost(c.Pages, c.Text, spans)
 	if page == 0 && len(c.Pages) == 0 {
 		page, printed = c.PageStart, c.PrintedStart
 	}
-	return citebook.Citation{
+	cit := citebook.Citation{
 		ChunkID:     c.ID,
 		BookID:      c.BookID,
 		HeadingPath: c.HeadingPath,
@@ -312,6 +313,24 @@ func citationAt(c citebook.Chunk, spans [][2]int, quote string) citebook.Citatio
 		CharStart:   start,
 		CharEnd:     end,
 	}
+	if len(covered) > 1 {
+		first, last := covered[0], covered[len(covered)-1]
+		for _, p := range covered {
+			cit.Pages = append(cit.Pages, p.Page)
+		}
+		cit.PrintedPages = pageRange(first.Printed, last.Printed, first.Page, last.Page)
+	}
+	return cit
+}
+
+// pageRange labels the pages a quote runs over as a reader looks them up:
+// by their printed numbers where the book prints them ("120–121", "xii–1"),
+// else by the physical ones.
+func pageRange(firstPrinted, lastPrinted string, first, last int) string {
+	if firstPrinted == "" || lastPrinted == "" {
+		firstPrinted, lastPrinted = strconv.Itoa(first), strconv.Itoa(last)
+	}
+	return firstPrinted + "–" + lastPrinted
 }
 
 // locateSnapped is Locate for a quote not found verbatim: the chunk's own
@@ -351,12 +370,27 @@ func extendClosing(text string, end int, quote string) int {
 	return end
 }
 
+// extendOpening takes in what the quote opens with before its first
+// letter or digit — the backslash of a LaTeX command, an opening bracket —
+// when the book has the same characters right before the match, so a quote
+// of "\tableofcontents …" is shown with its backslash.
+func extendOpening(text string, start int, quote string) int {
+	q := strings.TrimSpace(quote)
+	i := strings.IndexFunc(q, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) })
+	if i <= 0 || !strings.HasSuffix(text[:start], q[:i]) {
+		return start
+	}
+	return start - i
+}
+
 // pageOfMost returns the page (and printed label) holding the most of the
-// quoted text's letters and digits, weighed as weightOf does; of equal
-// shares the earlier page wins.
-func pageOfMost(pages []citebook.PageSpan, text string, spans [][2]int) (int, string) {
+// quoted text's letters and digits, weighed as weightOf does (of equal
+// shares the earlier page wins), and the pages from the first to the last
+// that hold any of them.
+func pageOfMost(pages []citebook.PageSpan, text string, spans [][2]int) (int, string, []citebook.PageSpan) {
 	if len(pages) < 2 {
-		return citebook.PageAt(pages, spans[0][0])
+		p, printed := citebook.PageAt(pages, spans[0][0])
+		return p, printed, nil
 	}
 	weight := make([]int, len(pages))
 	for _, sp := range spans {
@@ -373,16 +407,23 @@ func pageOfMost(pages []citebook.PageSpan, text string, spans [][2]int) (int, st
 			}
 		}
 	}
-	best := -1
+	best, first, last := -1, -1, -1
 	for i, w := range weight {
 		if w > 0 && (best < 0 || w > weight[best]) {
 			best = i
 		}
+		if w > 0 {
+			last = i
+			if first < 0 {
+				first = i
+			}
+		}
 	}
 	if best < 0 {
-		return citebook.PageAt(pages, spans[0][0])
+		p, printed := citebook.PageAt(pages, spans[0][0])
+		return p, printed, nil
 	}
-	return pages[best].Page, pages[best].Printed
+	return pages[best].Page, pages[best].Printed, pages[first : last+1]
 }
 
 func weightOf(rs []rune) int {

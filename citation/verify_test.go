@@ -41,21 +41,33 @@ func spanningChunk(t *testing.T) citebook.Chunk {
 	}
 }
 
-func chineseChunk(t *testing.T) citebook.Chunk {
-	p := pageText(t, "books/lshort-zh-cn.pdf", 15)
-	i := strings.Index(p, "许多用户会使用")
-	text := p[i : i+strings.Index(p[i:], "1.2")]
+// lshortChunk is the text of one page of the Chinese LaTeX primer from
+// the marker from up to the marker to, as a chunk of that page.
+func lshortChunk(t *testing.T, page int, printed, from, to, id string, heading ...string) citebook.Chunk {
+	p := pageText(t, "books/lshort-zh-cn.pdf", page)
+	i := strings.Index(p, from)
+	text := p[i : i+strings.Index(p[i:], to)]
 	return citebook.Chunk{
-		ID: "zh-1-1-3", BookID: "lshort", ParentID: "zh-1-1",
-		HeadingPath: []string{"第一章 LaTeX 的基本概念", "1.1 TeX 和 LaTeX"},
-		PageStart:   15, PageEnd: 15, PrintedStart: "3", PrintedEnd: "3",
-		Text: strings.TrimSpace(text), Pages: []citebook.PageSpan{{Offset: 0, Page: 15, Printed: "3"}},
+		ID: id, BookID: "lshort", ParentID: id[:strings.LastIndex(id, "-")], HeadingPath: heading,
+		PageStart: page, PageEnd: page, PrintedStart: printed, PrintedEnd: printed,
+		Text: strings.TrimSpace(text), Pages: []citebook.PageSpan{{Offset: 0, Page: page, Printed: printed}},
 	}
+}
+
+func chineseChunk(t *testing.T) citebook.Chunk {
+	return lshortChunk(t, 15, "3", "许多用户会使用", "1.2", "zh-1-1-3", "第一章 LaTeX 的基本概念", "1.1 TeX 和 LaTeX")
+}
+
+// latexChunk is the primer's section on tables of contents, whose lines
+// start with LaTeX commands.
+func latexChunk(t *testing.T) citebook.Chunk {
+	return lshortChunk(t, 32, "20", "在 LATEX 中生成目录", "正确生成目录项", "zh-3-1-2", "第三章 文档元素", "3.1.2 目录")
 }
 
 func TestLocate(t *testing.T) {
 	en := spanningChunk(t)
 	zh := chineseChunk(t)
+	tex := latexChunk(t)
 	tests := []struct {
 		name      string
 		chunk     citebook.Chunk
@@ -64,22 +76,25 @@ func TestLocate(t *testing.T) {
 		page      int
 		printed   string
 		wantQuote string // the verbatim text the offsets select; "" skips
+		pages     string // the printed pages a quote across the break runs over; "" for one page
 	}{
-		{"on the first page", en, "R caters for changes of mode almost anywhere it could be considered sensible to do so,", "", 20, "14", "R caters for changes of mode almost anywhere it could be considered sensible to do so,"},
-		{"after the page break", en, "Now d and z are the same.", "", 21, "15", "Now d and z are the same."},
-		{"spanning the break: the page holding most of it", en, "> d <- as.integer(digits) Now d and z are the same", "", 21, "15", ""},
-		{"spanning the break: mostly on the earlier page", en, "reconstructs the numerical vector again: > d <- as.integer(digits) Now d", "", 20, "14", ""},
-		{"whitespace and line breaks differ", en, "R   caters for changes\n of mode almost\tanywhere", "", 20, "14", ""},
-		{"case and typographic quotes differ", en, `after which DIGITS is the character vector c(“0”, "1", "2", ..., "9")`, "", 20, "14", ""},
-		{"ellipsis joins two parts in order", en, "R caters for changes of mode ... reconstructs the numerical vector again", "", 20, "14", ""},
-		{"ellipsis parts out of order", en, "reconstructs the numerical vector again ... R caters for changes of mode", QuoteNotFound, 0, "", ""},
-		{"invented quote", en, "R refuses to change the mode of an object once created", QuoteNotFound, 0, "", ""},
-		{"too short to prove anything", en, "the same", QuoteTooShort, 0, "", ""},
-		{"Chinese verbatim", zh, "这些编辑器提供的编译功能，实际上只是对特定命令行程序的封装，而并非魔法。", "", 15, "3", ""},
-		{"Chinese with half-width punctuation", zh, "这些编辑器提供的编译功能,实际上只是对特定命令行程序的封装,而并非魔法.", "", 15, "3", ""},
-		{"Chinese without punctuation or across the line break", zh, "这些编辑器提供的编译功能实际上只是对特定命令行程序的封装", "", 15, "3", ""},
-		{"Chinese full-width Latin letters", zh, "许多用户会使用ＴｅＸｗｏｒｋｓ或ＴｅＸｓｔｕｄｉｏ等编辑器", "", 15, "3", ""},
-		{"Chinese altered", zh, "这些编辑器提供的编译功能就是魔法", QuoteNotFound, 0, "", ""},
+		{"on the first page", en, "R caters for changes of mode almost anywhere it could be considered sensible to do so,", "", 20, "14", "R caters for changes of mode almost anywhere it could be considered sensible to do so,", ""},
+		{"after the page break", en, "Now d and z are the same.", "", 21, "15", "Now d and z are the same.", ""},
+		{"spanning the break: the page holding most of it", en, "> d <- as.integer(digits) Now d and z are the same", "", 21, "15", "", "14–15"},
+		{"spanning the break: mostly on the earlier page", en, "reconstructs the numerical vector again: > d <- as.integer(digits) Now d", "", 20, "14", "", "14–15"},
+		{"ellipsis parts on both pages", en, "R caters for changes of mode ... Now d and z are the same.", "", 20, "14", "", "14–15"},
+		{"whitespace and line breaks differ", en, "R   caters for changes\n of mode almost\tanywhere", "", 20, "14", "", ""},
+		{"case and typographic quotes differ", en, `after which DIGITS is the character vector c(“0”, "1", "2", ..., "9")`, "", 20, "14", "", ""},
+		{"ellipsis joins two parts in order", en, "R caters for changes of mode ... reconstructs the numerical vector again", "", 20, "14", "", ""},
+		{"ellipsis parts out of order", en, "reconstructs the numerical vector again ... R caters for changes of mode", QuoteNotFound, 0, "", "", ""},
+		{"invented quote", en, "R refuses to change the mode of an object once created", QuoteNotFound, 0, "", "", ""},
+		{"too short to prove anything", en, "the same", QuoteTooShort, 0, "", "", ""},
+		{"Chinese verbatim", zh, "这些编辑器提供的编译功能，实际上只是对特定命令行程序的封装，而并非魔法。", "", 15, "3", "", ""},
+		{"Chinese with half-width punctuation", zh, "这些编辑器提供的编译功能,实际上只是对特定命令行程序的封装,而并非魔法.", "", 15, "3", "", ""},
+		{"Chinese without punctuation or across the line break", zh, "这些编辑器提供的编译功能实际上只是对特定命令行程序的封装", "", 15, "3", "", ""},
+		{"Chinese full-width Latin letters", zh, "许多用户会使用ＴｅＸｗｏｒｋｓ或ＴｅＸｓｔｕｄｉｏ等编辑器", "", 15, "3", "", ""},
+		{"Chinese altered", zh, "这些编辑器提供的编译功能就是魔法", QuoteNotFound, 0, "", "", ""},
+		{"opening with a LaTeX command: its backslash is shown", tex, "\\tableofcontents 生成的章节默认不写入目录", "", 32, "20", "\\tableofcontents 生成的章节默认不写入目录", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -90,6 +105,12 @@ func TestLocate(t *testing.T) {
 			}
 			require.Equal(t, tt.page, c.Page)
 			require.Equal(t, tt.printed, c.PrintedPage)
+			require.Equal(t, tt.pages, c.PrintedPages, "the pages a reader turns to")
+			if tt.pages != "" {
+				require.Equal(t, []int{20, 21}, c.Pages)
+			} else {
+				require.Empty(t, c.Pages)
+			}
 			require.Equal(t, tt.chunk.ID, c.ChunkID)
 			require.Equal(t, tt.chunk.HeadingPath, c.HeadingPath)
 			require.True(t, c.CharStart >= 0 && c.CharStart < c.CharEnd && c.CharEnd <= len(tt.chunk.Text))

@@ -1,9 +1,8 @@
 package eval
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/internal/jsonl"
 )
 
 // Question is one evaluation item. Its JSON line is the dataset format
@@ -60,27 +60,12 @@ func Load(path string) ([]Question, error) {
 	if err != nil {
 		return nil, citebook.Wrap(err, citebook.EINVALID, "cannot read dataset %s", path)
 	}
-	var out []Question
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
-		var q Question
-		if err := json.Unmarshal(line, &q); err != nil {
-			return nil, citebook.Wrap(err, citebook.EINVALID, "dataset %s line %d is not a question", path, n)
-		}
+	return jsonl.Decode(data, "dataset "+path, func(q *Question) error {
 		if q.ID == "" || strings.TrimSpace(q.Question) == "" {
-			return nil, citebook.Errorf(citebook.EINVALID, "dataset %s line %d needs an id and a question", path, n)
+			return errors.New("needs an id and a question")
 		}
-		out = append(out, q)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, citebook.Wrap(err, citebook.EINVALID, "cannot read dataset %s", path)
-	}
-	return out, nil
+		return nil
+	})
 }
 
 // LoadJSONL reads a JSONL dataset whose books are files in corpus named
@@ -146,27 +131,13 @@ func (d *Dataset) Limit(n int) {
 			}
 		}
 	}
-	var out []Question
 	for _, q := range d.Questions {
-		if q.Answerable {
-			continue
-		}
-		ok := len(q.Books) > 0
-		for _, b := range q.Books {
-			ok = ok && keep[b]
-		}
-		if ok {
-			out = append(out, q)
+		if !q.Answerable && askedOnlyOf(q, keep) {
+			qs = append(qs, q)
 		}
 	}
-	d.Questions = append(qs, out...)
-	var books []BookFile
-	for _, b := range d.Books {
-		if keep[b.ID] {
-			books = append(books, b)
-		}
-	}
-	d.Books = books
+	d.Questions = qs
+	d.keepBooks(keep)
 }
 
 // OnlyBooks keeps the books named and the questions asked only of them,
@@ -182,21 +153,33 @@ func (d *Dataset) OnlyBooks(ids []string) {
 	}
 	var qs []Question
 	for _, q := range d.Questions {
-		ok := len(q.Books) > 0
-		for _, b := range q.Books {
-			ok = ok && keep[b]
-		}
-		if ok {
+		if askedOnlyOf(q, keep) {
 			qs = append(qs, q)
 		}
 	}
+	d.Questions = qs
+	d.keepBooks(keep)
+}
+
+// askedOnlyOf reports whether q names books and every one of them is kept.
+func askedOnlyOf(q Question, keep map[string]bool) bool {
+	for _, b := range q.Books {
+		if !keep[b] {
+			return false
+		}
+	}
+	return len(q.Books) > 0
+}
+
+// keepBooks drops the book files keep does not name.
+func (d *Dataset) keepBooks(keep map[string]bool) {
 	var books []BookFile
 	for _, b := range d.Books {
 		if keep[b.ID] {
 			books = append(books, b)
 		}
 	}
-	d.Questions, d.Books = qs, books
+	d.Books = books
 }
 
 // offTopic are FinanceBench's unanswerable-by-construction questions: no
@@ -235,14 +218,11 @@ func LoadFinanceBench(path, corpus string) (*Dataset, error) {
 	ds := &Dataset{Name: "financebench"}
 	seen := map[string]bool{}
 	var docs []string
-	for n, line := range bytes.Split(data, []byte("\n")) {
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		var r fbRecord
-		if err := json.Unmarshal(line, &r); err != nil {
-			return nil, citebook.Wrap(err, citebook.EINVALID, "FinanceBench line %d is not a record", n+1)
-		}
+	records, err := jsonl.Decode[fbRecord](data, "FinanceBench file "+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range records {
 		q := Question{ID: r.ID, Question: r.Question, Books: []string{r.DocName}, Answerable: true,
 			Gold: Gold{Answer: r.Answer}}
 		pages := map[Page]bool{}

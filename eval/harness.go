@@ -139,6 +139,7 @@ type CitationResult struct {
 	BookID     string `json:"book_id"`
 	Page       int    `json:"page,omitempty"`
 	Quote      string `json:"quote"`
+	Pages      []int  `json:"pages,omitempty"` // a quote printed across a page break: the pages it runs over
 	OnGoldPage bool   `json:"on_gold_page"`
 	Supports   bool   `json:"supports"`
 	// SupportsSentence: the quote supports the answer sentence citing it
@@ -306,7 +307,7 @@ func (h *Harness) ask(ctx context.Context, pr citebook.Principal, q Question, al
 	}
 	r.Relevant = len(relevant)
 
-	ranked, err := h.rankTrace(ctx, ans.Trace.Retrieved, Signals[0].score, cc)
+	ranked, err := h.rankTrace(ctx, ans.Trace.Retrieved, Signals[0], cc)
 	if err != nil {
 		return err
 	}
@@ -369,8 +370,8 @@ func (h *Harness) ask(ctx context.Context, pr citebook.Principal, q Question, al
 	sentences := citedSentences(ans.Answer)
 	sc := citation.SupportCheck{Content: func(s string) []string { return analysis.ContentTerms(h.cfg.Terms(s)) }}
 	for _, c := range ans.Citations {
-		onPage := gold.pages[Page{BookID: c.BookID, Page: c.Page}]
-		cr := CitationResult{ChunkID: c.ChunkID, BookID: c.BookID, Page: c.Page,
+		onPage := onGoldPage(gold.pages, c)
+		cr := CitationResult{ChunkID: c.ChunkID, BookID: c.BookID, Page: c.Page, Pages: c.Pages,
 			Quote: c.Quote, OnGoldPage: onPage, Supports: q.Answerable && gold.supports(c, onPage)}
 		ch, ok := cited[c.ChunkID]
 		cr.Fabricated = !ok || !shown[c.ChunkID] || !quoteAt(ch.Text, c)
@@ -459,16 +460,42 @@ func quoteAt(text string, c citebook.Citation) bool {
 // rankTrace turns the trace's candidates into the ranked list the metrics
 // read: one entry per chunk (its best score over sub-queries; candidates the
 // score leaves out as NaN are dropped), ordered by Rank, with page ranges
-// from the metadata DB.
-func (h *Harness) rankTrace(ctx context.Context, hits []qa.TraceHit, score func(qa.TraceHit) float64, cc *chunkCache) ([]Ranked, error) {
+// from the metadata DB. Candidates the signal places ahead are scored
+// above every other, best place highest.
+func (h *Harness) rankTrace(ctx context.Context, hits []qa.TraceHit, s Signal, cc *chunkCache) ([]Ranked, error) {
 	best := map[string]Ranked{}
+	place := map[string]int{}
 	for _, th := range hits {
-		sc := score(th)
+		if s.ahead != nil {
+			if p := s.ahead(th); p > 0 && (place[th.ChunkID] == 0 || p < place[th.ChunkID]) {
+				place[th.ChunkID] = p
+			}
+		}
+		sc := s.score(th)
 		if math.IsNaN(sc) {
 			continue
 		}
 		if b, ok := best[th.ChunkID]; !ok || sc > b.Score {
 			best[th.ChunkID] = Ranked{ChunkID: th.ChunkID, BookID: th.BookID, Score: sc, PageStart: th.Page}
+		}
+	}
+	if len(place) > 0 {
+		top, last := 0.0, 0
+		for id, r := range best {
+			if place[id] == 0 {
+				top = max(top, r.Score)
+			}
+		}
+		for _, p := range place {
+			last = max(last, p)
+		}
+		for _, th := range hits {
+			if p := place[th.ChunkID]; p > 0 {
+				r := best[th.ChunkID]
+				r.ChunkID, r.BookID, r.PageStart = th.ChunkID, th.BookID, th.Page
+				r.Score = top + 1 + float64(last-p)
+				best[th.ChunkID] = r
+			}
 		}
 	}
 	rs := make([]Ranked, 0, len(best))
@@ -560,6 +587,24 @@ type goldMatcher struct {
 	chunks   map[string]bool // gold chunks when the gold is not pages
 	evidence []map[string]bool
 	terms    func(string) []string
+}
+
+// onGoldPage reports whether a citation points the reader at a gold page.
+// A quote printed across a page break is cited as the pages it runs over
+// ("pp. 120–121"); a reader who turns to them finds the gold page among
+// them, so it counts as on the gold page when any of its pages is one. A
+// quote covers at most a few consecutive sentences of one chunk, so this
+// widens a citation by a page break, never to a chapter.
+func onGoldPage(gold map[Page]bool, c citebook.Citation) bool {
+	if gold[Page{BookID: c.BookID, Page: c.Page}] {
+		return true
+	}
+	for _, p := range c.Pages {
+		if gold[Page{BookID: c.BookID, Page: p}] {
+			return true
+		}
+	}
+	return false
 }
 
 func (g goldMatcher) supports(c citebook.Citation, onPage bool) bool {

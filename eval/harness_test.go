@@ -381,6 +381,28 @@ func TestLimitKeepsUnanswerableOfKeptBooks(t *testing.T) {
 	assert.Equal(t, []BookFile{{ID: "a"}}, ds.Books)
 }
 
+// OnlyBooks keeps the questions asked only of the named books, a question
+// about a kept and a dropped book or about none is dropped.
+func TestOnlyBooksKeepsQuestionsOfNamedBooks(t *testing.T) {
+	ds := &Dataset{
+		Books: []BookFile{{ID: "a"}, {ID: "b"}, {ID: "c"}},
+		Questions: []Question{
+			{ID: "a", Books: []string{"a"}, Answerable: true},
+			{ID: "ab", Books: []string{"a", "b"}},
+			{ID: "ac", Books: []string{"a", "c"}, Answerable: true},
+			{ID: "none"},
+			{ID: "c", Books: []string{"c"}},
+		},
+	}
+	ds.OnlyBooks([]string{"a", "c"})
+	var ids []string
+	for _, q := range ds.Questions {
+		ids = append(ids, q.ID)
+	}
+	assert.Equal(t, []string{"a", "ac", "c"}, ids)
+	assert.Equal(t, []BookFile{{ID: "a"}, {ID: "c"}}, ds.Books)
+}
+
 func TestWriteReport(t *testing.T) {
 	res := &Results{Questions: []QuestionResult{
 		{ID: "ok", Question: "q1", Answerable: true, Relevant: 2, RecallAt: make([]float64, MaxK),

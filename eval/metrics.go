@@ -15,7 +15,8 @@
 //   - Page Recall@K: gold (book, physical page) pairs covered by the page
 //     ranges of the top-K retrieved children, over all gold pages.
 //   - Citation page accuracy: verified citations whose quote lies on a gold
-//     page, over all verified citations (questions with page gold only).
+//     page, over all verified citations (questions with page gold only); a
+//     quote printed across a page break lies on every page it runs over.
 //   - Citation precision and recall, in the ALCE sense with gold-evidence
 //     matching in place of NLI: a citation "supports" when it matches the gold
 //     evidence (its chunk is a gold chunk, its quote lies on a gold page, or its

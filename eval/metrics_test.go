@@ -145,3 +145,24 @@ func TestQuoteAt(t *testing.T) {
 		require.Equal(t, tt.want, quoteAt(text, c), tt.quote)
 	}
 }
+
+// TestOnGoldPage: a quote printed across a page break points the reader at
+// every page it runs over, so it is on the gold page when any of them is.
+func TestOnGoldPage(t *testing.T) {
+	gold := map[Page]bool{{BookID: "debian", Page: 121}: true}
+	for _, tt := range []struct {
+		name string
+		c    citebook.Citation
+		want bool
+	}{
+		{"on the gold page", citebook.Citation{BookID: "debian", Page: 121}, true},
+		{"another page", citebook.Citation{BookID: "debian", Page: 120}, false},
+		{"across the break onto the gold page", citebook.Citation{BookID: "debian", Page: 120, Pages: []int{120, 121}}, true},
+		{"across another break", citebook.Citation{BookID: "debian", Page: 119, Pages: []int{119, 120}}, false},
+		{"the gold page of another book", citebook.Citation{BookID: "r-intro", Page: 121}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			require.Equal(t, tt.want, onGoldPage(gold, tt.c))
+		})
+	}
+}

@@ -15,7 +15,7 @@ var Signals = []Signal{
 	{Name: SignalFused, score: func(h qa.TraceHit) float64 { return h.Fused }},
 	{Name: SignalBM25, score: func(h qa.TraceHit) float64 { return byRank(h.LexRank) }},
 	{Name: SignalVector, score: func(h qa.TraceHit) float64 { return byRank(h.VectorRank) }},
-	{Name: SignalReranked, score: func(h qa.TraceHit) float64 { return byRank(h.RerankRank) }},
+	{Name: SignalReranked, score: func(h qa.TraceHit) float64 { return h.Fused }, ahead: func(h qa.TraceHit) int { return h.RerankRank }},
 	{Name: SignalReturned, score: func(h qa.TraceHit) float64 {
 		if !h.Kept {
 			return math.NaN()
@@ -30,8 +30,11 @@ const (
 	SignalBM25   = "bm25_only"
 	SignalVector = "vectors_only"
 	// SignalReranked is the order the context is taken in: the passages
-	// after the reranker (an endpoint or the model; without one the fused order), so a
-	// model's rerank is measured beside the fused order it started from.
+	// the reranker saw (an endpoint or the model; without one they keep
+	// the fused order) in its order, then every other candidate in fused
+	// order. It ranks the same candidates as fused, so a gold passage the
+	// threshold dropped before the rerank counts against both alike, and
+	// the difference between the two is the reranker's alone.
 	SignalReranked = "reranked"
 	// SignalReturned is the fused order of the candidates that passed the
 	// relevance threshold: what Search returns and the context is taken
@@ -40,10 +43,13 @@ const (
 )
 
 // Signal is one way of ranking a trace's candidates; a candidate the signal
-// did not find scores NaN and is left out.
+// did not find scores NaN and is left out. When ahead is set, the
+// candidates it gives a place (1-based) come first, in that order, and
+// score orders the rest.
 type Signal struct {
 	Name  string
 	score func(qa.TraceHit) float64
+	ahead func(qa.TraceHit) int
 }
 
 // byRank turns a 1-based rank into a score (0 = not found).
@@ -74,7 +80,7 @@ type SignalSummary struct {
 func (h *Harness) scoreSignals(ctx context.Context, hits []qa.TraceHit, q Question, relevant map[string]bool, cc *chunkCache) (map[string]SignalResult, error) {
 	out := make(map[string]SignalResult, len(Signals))
 	for _, s := range Signals {
-		ranked, err := h.rankTrace(ctx, hits, s.score, cc)
+		ranked, err := h.rankTrace(ctx, hits, s, cc)
 		if err != nil {
 			return nil, err
 		}

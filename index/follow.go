@@ -236,15 +236,24 @@ func (f *Follower) visibleCached(hits []citebook.Hit, flt citebook.Filter) ([]ci
 	if f.cgen != gen || f.spans == nil {
 		return nil, false
 	}
-	out := make([]citebook.Hit, 0, len(hits))
-	for _, h := range hits {
+	// Usually every hit is visible: then hits is returned as it is (it was
+	// the store's fresh slice), and a copy is made only from the first hit
+	// dropped (copying every list of ~80 hits was 9% of a search's bytes).
+	var out []citebook.Hit
+	for i, h := range hits {
 		l, ok := f.spans[h.Chunk.ID]
 		if !ok {
 			return nil, false
 		}
-		if visibleIn(l, h.Chunk.BookID, flt) {
+		switch vis := visibleIn(l, h.Chunk.BookID, flt); {
+		case !vis && out == nil:
+			out = append(make([]citebook.Hit, 0, len(hits)-1), hits[:i]...)
+		case vis && out != nil:
 			out = append(out, h)
 		}
+	}
+	if out == nil {
+		return hits, true
 	}
 	return out, true
 }

@@ -214,8 +214,12 @@ func isCJKTerm(t string) bool {
 // too ambiguous to weigh, so pairs stand for the words.
 func questionTerms(question string, terms func(string) []string) []string {
 	var out, functional []string
+	alone := analysis.StandaloneSymbols(question)
 	for _, t := range analysis.ContentTerms(terms(question)) {
 		if isFiller(t) || analysis.IsAskerWord(t) {
+			continue
+		}
+		if analysis.IsSymbol(t) && !alone[t] {
 			continue
 		}
 		if isCJKTerm(t) && utf8.RuneCountInString(t) == 1 {
@@ -455,6 +459,12 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 		}
 	}
 	a.Coverage = max(best, 0)
+	if a.Coverage < a.Bar && p.partsAnswerable(question, keys, chunks, a.Bar) {
+		// Each part of a question that plainly asks two things has its
+		// own evidence; the answerer quotes one passage per part.
+		a.Answerable, a.Code = true, CodeAnswered
+		return a
+	}
 	if a.Coverage < a.Bar {
 		a.Code = CodeLowCoverage
 		a.Reason = fmt.Sprintf("the best passage covers %d of %d key terms (%s)", len(a.Covered), len(keys), strings.Join(topTerms(keys, 6), ", "))
@@ -462,6 +472,46 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 	}
 	a.Answerable, a.Code = true, CodeAnswered
 	return a
+}
+
+// partsAnswerable reports whether every part of a question that plainly
+// asks two or three things (coordinated) has an evidence window holding
+// the bar's share of that part's own key terms. One window rarely holds
+// the terms of both parts ("warn everyone who is logged in", "keep the
+// shutdown from being killed when my SSH session ends"): they are answered
+// on different pages. Each part must pass on its own, so a question with
+// one part the books never cover is still refused.
+func (p *Pipeline) partsAnswerable(question string, keys []keyTerm, chunks []ContextChunk, bar float64) bool {
+	parts := coordinated(question, p.deps.Terms)
+	if len(parts) < 2 {
+		return false
+	}
+	ws := windows(chunks, p.deps.Terms, 3)
+	for _, part := range parts {
+		own := map[string]bool{}
+		for _, t := range questionTerms(part, p.deps.Terms) {
+			own[t] = true
+		}
+		var pk []keyTerm
+		for _, k := range keys {
+			if own[k.text] {
+				pk = append(pk, k)
+			}
+		}
+		if len(pk) < minPartTerms {
+			return false
+		}
+		best := 0.0
+		for _, w := range ws {
+			if cov, _ := coverageOf(pk, w.terms); cov > best {
+				best = cov
+			}
+		}
+		if best < bar {
+			return false
+		}
+	}
+	return true
 }
 
 // symbolRun matches operators and markup a question types verbatim ("$$",

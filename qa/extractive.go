@@ -53,10 +53,6 @@ type sentence struct {
 // 300 bytes, by length, so the shortest window that holds the answer wins.
 func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks []ContextChunk, weights map[string]float64) (Draft, error) {
 	d := Draft{Model: ExtractiveModel, Statements: []Statement{}}
-	type chunkSents struct {
-		c     ContextChunk
-		sents []sentence
-	}
 	var all []chunkSents
 	nsent := 0
 	for _, c := range chunks {
@@ -95,6 +91,53 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 			weights[t] = math.Log(1 + float64(nsent)/float64(df+1))
 		}
 	}
+	quantity := asksQuantity.MatchString(question)
+	// A symbol the question types on its own ("$$") is its subject: a
+	// passage without it answers a neighbouring question (lshort-zh-cn's
+	// page on the equation environment, for why not to write $$). The
+	// pipeline refuses when no passage shows it at all.
+	alone := analysis.StandaloneSymbols(question)
+	bestChunk, bestFrom, bestTo := e.bestPassage(all, weights, given, quantity, alone)
+	if bestChunk == nil {
+		return d, nil
+	}
+	d.Statements = e.passage(d.Statements, bestChunk, bestFrom, bestTo)
+	// A question that plainly asks two things ("how do I warn everyone …,
+	// and how do I keep the shutdown …") gets a passage for each part the
+	// first passage does not cover (coordinated), in the question's order.
+	if parts := coordinated(question, e.terms); len(parts) > 1 && given {
+		type win struct {
+			c        *chunkSents
+			from, to int
+		}
+		shown := []win{{bestChunk, bestFrom, bestTo}}
+		for _, part := range parts {
+			pw := partWeights(weights, part, e.terms)
+			if len(pw) == 0 || windowCover(bestChunk.sents[bestFrom:bestTo+1], pw) >= e.minCoverage {
+				continue
+			}
+			c, from, to := e.bestPassage(all, pw, given, asksQuantity.MatchString(part), analysis.StandaloneSymbols(part))
+			if c == nil || slices.Contains(shown, win{c, from, to}) {
+				continue
+			}
+			shown = append(shown, win{c, from, to})
+			d.Statements = e.passage(d.Statements, c, from, to)
+		}
+	}
+	return d, nil
+}
+
+// chunkSents is a context chunk split into sentences; an empty sentence is
+// a break no passage spans.
+type chunkSents struct {
+	c     ContextChunk
+	sents []sentence
+}
+
+// bestPassage finds the window of up to maxSentence consecutive sentences
+// of one chunk that scores best for weights (see AnswerWeighted); nil when
+// none holds enough of them.
+func (e *Extractive) bestPassage(all []chunkSents, weights map[string]float64, given, quantity bool, alone map[string]bool) (*chunkSents, int, int) {
 	// Sums run over the terms in one fixed order: taken in map order they
 	// differ in the last bits from run to run, and that decided whether a
 	// sentence adding nothing extended the passage (cov <= prevCov).
@@ -104,13 +147,18 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 		total += weights[t]
 	}
 	if total == 0 {
-		return d, nil
+		return nil, 0, 0
 	}
 	need := min(e.minTerms, len(weights))
 	if given {
 		need = min(1, len(weights))
 	}
-	quantity := asksQuantity.MatchString(question)
+	var symbols []string
+	for _, t := range keys {
+		if analysis.IsSymbol(t) && alone[t] {
+			symbols = append(symbols, t)
+		}
+	}
 	var (
 		best      float64
 		bestChunk *chunkSents
@@ -148,7 +196,7 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 					break // a sentence that adds nothing does not extend the passage
 				}
 				prevCov = cov
-				if cov < e.minCoverage || len(have) < need {
+				if cov < e.minCoverage || len(have) < need || !holdsAll(symbols, have) {
 					continue
 				}
 				score := cov / (1 + rankDiscount*float64(passageRank(cs.c)-1)) / math.Sqrt(max(1, float64(size)/300))
@@ -165,16 +213,74 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 			}
 		}
 	}
-	if bestChunk == nil {
-		return d, nil
+	return bestChunk, bestFrom, bestTo
+}
+
+// passage appends the statement quoting the window [from, to] of a
+// chunk. The passage is one statement citing one quote, the chunk's text
+// from its first sentence to its last: a reader checks one place, and a
+// passage printed across a page break is cited as the pages it runs over
+// ("pp. 120–121"), not as a sentence on each page, the first of which is
+// only the lead-in to the second.
+func (e *Extractive) passage(out []Statement, cs *chunkSents, from, to int) []Statement {
+	sents := cs.sents[from : to+1]
+	quote := passageText(cs.c.Chunk.Text, sents[0].text, sents[len(sents)-1].text)
+	if quote == "" {
+		for _, s := range sents {
+			out = append(out, Statement{
+				Text:      readable(s.text),
+				Citations: []Claim{{ChunkID: cs.c.Chunk.ID, Quote: s.text}},
+			})
+		}
+		return out
 	}
-	for _, s := range bestChunk.sents[bestFrom : bestTo+1] {
-		d.Statements = append(d.Statements, Statement{
-			Text:      readable(s.text),
-			Citations: []Claim{{ChunkID: bestChunk.c.Chunk.ID, Quote: s.text}},
-		})
+	return append(out, Statement{
+		Text:      readable(quote),
+		Citations: []Claim{{ChunkID: cs.c.Chunk.ID, Quote: quote}},
+	})
+}
+
+// partWeights restricts weights to the key terms of one part of a question.
+func partWeights(weights map[string]float64, part string, terms func(string) []string) map[string]float64 {
+	out := map[string]float64{}
+	for _, t := range questionTerms(part, terms) {
+		if w, ok := weights[t]; ok {
+			out[t] = w
+		}
 	}
-	return d, nil
+	return out
+}
+
+// windowCover is the weighted share of weights the sentences hold.
+func windowCover(sents []sentence, weights map[string]float64) float64 {
+	total, got := 0.0, 0.0
+	for _, t := range slices.Sorted(maps.Keys(weights)) {
+		total += weights[t]
+		for _, s := range sents {
+			if s.terms[t] {
+				got += weights[t]
+				break
+			}
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return got / total
+}
+
+// passageText is text from the first occurrence of first to the end of
+// the next occurrence of last at or after it; "" when either is missing.
+func passageText(text, first, last string) string {
+	i := strings.Index(text, first)
+	if i < 0 {
+		return ""
+	}
+	j := strings.Index(text[i:], last)
+	if j < 0 {
+		return ""
+	}
+	return text[i : i+j+len(last)]
 }
 
 // readable turns a sentence into answer text: whitespace collapsed, and a

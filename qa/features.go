@@ -41,6 +41,11 @@ type queryFeatures struct {
 
 func (p *Pipeline) queryFeatures(query string) queryFeatures {
 	terms := analysis.Terms(query)
+	if alone := analysis.StandaloneSymbols(query); len(terms) > 0 {
+		// A symbol glued to a word ("#!/bin/sh") is no phrase of the
+		// question: its words are (analysis.QueryTerms leaves it out too).
+		terms = slices.DeleteFunc(terms, func(t string) bool { return analysis.IsSymbol(t) && !alone[t] })
+	}
 	qterms := " " + strings.Join(terms, " ") + " "
 	f := queryFeatures{src: p.deps.ChunkTerms}
 	for _, g := range p.thesaurus {

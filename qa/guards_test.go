@@ -286,6 +286,10 @@ func TestSupportCheck(t *testing.T) {
 		{"unrelated", "Objects are immutable and garbage-collected.", "The functions mode(object) and length(object) can be used to find out the mode and length of any defined structure.", false},
 		{"chinese restated", "命令的参数个数最多为 9 个。", "命令的参数个数，从1到9，如果不写默认为0。", true},
 		{"chinese number missing", "最多可以带 20 个参数。", "命令的参数个数，从1到9，如果不写默认为0。", false},
+		// lshort-zh-cn p52: a footnote mark glued to the name ("1TEX"
+		// segments to "1tex"); the quote holds the name as typed.
+		{"name beside a footnote mark", "1TEX原生排版行间公式的方法是用一对$$符号包裹，故不太推荐使用。", "1TEX原生排版行间公式的方法是用一对$$符号包裹，不过无法通过指定fleqn选项控制左对齐，故不太推荐使用。", true},
+		{"name only inside a longer word", "The TEX engine typesets it.", "The 1TEXT engine typesets it.", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ok, gap := sc.Supported(tt.statement, []string{tt.quote})
@@ -362,11 +366,13 @@ func TestThresholdIgnoresAbsentCJKPairs(t *testing.T) {
 	}
 }
 
-// TestGuardUnseenSymbol: a symbol the question types ("$$", "<<-") is its
-// subject; when no passage found shows it, the passages answer a
-// neighbouring question (lshort-zh-cn's "单独成行的行间公式…由equation环境包裹"
-// for why $$ is discouraged), so the answer is a refusal that names it.
-// Where the passages show it, the question is answered as before.
+// TestGuardUnseenSymbol: a symbol the question types on its own ("$$",
+// "<<-") is its subject. Symbols are terms (analysis.Terms), so the one
+// page of lshort-zh-cn that explains $$ (p52) is found and quoted, not
+// p51's "单独成行的行间公式…由equation环境包裹", which answers a
+// neighbouring question and holds no "$$". When no passage found shows
+// the symbol (R-intro never writes magrittr's %>%), the passages answer a
+// neighbouring question, so the answer is a refusal that names it.
 func TestGuardUnseenSymbol(t *testing.T) {
 	lib := shared(t)
 	p := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
@@ -374,19 +380,24 @@ func TestGuardUnseenSymbol(t *testing.T) {
 		who      citebook.Principal
 		book     string
 		question string
-		refused  bool
+		page     int    // 0: refused
+		missing  string // the symbol the refusal names
 	}{
-		{lin, bookZH, "为什么不推荐用两个美元符号 $$ 来写单独成行的公式？", true},
-		{alice, bookR, "What does the <<- operator do when it is used inside a function?", false},
+		{lin, bookZH, "为什么不推荐用两个美元符号 $$ 来写单独成行的公式？", 52, ""},
+		{alice, bookR, "What does the <<- operator do when it is used inside a function?", -1, ""},
+		{alice, bookR, "How do I chain data frame operations with the %>% pipe?", 0, "%>%"},
 	} {
 		a, err := p.Ask(context.Background(), c.who, qa.Request{Question: c.question, BookIDs: []string{c.book}}, nil)
 		require.NoError(t, err)
-		require.Equal(t, c.refused, a.Refused, "%s: %s %+v", c.question, a.Answer, a.Trace.Answerability)
-		if c.refused {
-			require.Contains(t, a.Trace.Answerability.Reason, "$$")
+		require.Equal(t, c.page == 0, a.Refused, "%s: %s %+v", c.question, a.Answer, a.Trace.Answerability)
+		if c.page == 0 {
+			require.Contains(t, a.Trace.Answerability.Reason, c.missing)
 			require.Empty(t, a.Citations)
-		} else {
-			require.NotEmpty(t, a.Citations)
+			continue
+		}
+		require.NotEmpty(t, a.Citations)
+		if c.page > 0 {
+			require.Equal(t, c.page, a.Citations[0].Page, "%s: %+v", c.question, a.Citations[0])
 		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"html"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"time"
 
@@ -27,7 +26,7 @@ type ModelConfig struct {
 	Model    string
 	Key      string // bearer key for OpenAI-compatible servers; may be empty
 	Client   *http.Client
-	// Timeout bounds one answer call (0: DefaultLLMTimeout); a small
+	// Timeout bounds one model call (0: DefaultLLMTimeout); a small
 	// model on a CPU shared with other work may need more.
 	Timeout time.Duration
 
@@ -261,26 +260,17 @@ func (a *LLMAnswerer) Answer(ctx context.Context, question string, chunks []Cont
 		return d, err
 	}
 	d.Statements, d.ExampleEchoes = dropExample(sts)
+	restoreStatements(d.Statements, chunks)
 	return d, nil
 }
 
 // generate runs one model call and parses its reply.
 func (a *LLMAnswerer) generate(ctx context.Context, m llms.Model, msgs []llms.MessageContent, d *Draft, opts ...llms.CallOption) ([]Statement, error) {
 	d.Attempts++
-	opts = append(opts, llms.WithTemperature(0), llms.WithMaxTokens(a.maxTokens))
-	if a.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, a.timeout)
-		defer cancel()
-	}
-	resp, err := m.GenerateContent(ctx, msgs, opts...)
+	ch, err := complete(ctx, m, msgs, a.maxTokens, a.timeout, opts...)
 	if err != nil {
-		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "the language model failed")
+		return nil, err
 	}
-	if len(resp.Choices) == 0 || strings.TrimSpace(resp.Choices[0].Content) == "" {
-		return nil, citebook.Wrap(ErrMalformed, citebook.EUNAVAILABLE, "the language model returned an empty reply")
-	}
-	ch := resp.Choices[0]
 	d.PromptTokens += intInfo(ch.GenerationInfo, "PromptTokens")
 	d.OutputTokens += intInfo(ch.GenerationInfo, "CompletionTokens")
 	sts, err := ParseStatements(ch.Content)
@@ -340,78 +330,19 @@ type wireStatement struct {
 	Citations []wireClaim `json:"citations"`
 }
 
-var (
-	thinkBlock = regexp.MustCompile(`(?s)<think>.*?</think>`)
-	fence      = regexp.MustCompile("(?s)```(?:json|JSON)?\\s*(.*?)```")
-)
-
 // ParseStatements extracts the statements from a model reply: the first
-// JSON value that is {"statements": [...]} or a bare array of statements,
-// looked for inside code fences first, then anywhere in the text.
+// JSON value that is {"statements": [...]} or a bare array of statements
+// (see decodeFirst for where it is looked for).
 func ParseStatements(reply string) ([]Statement, error) {
-	reply = thinkBlock.ReplaceAllString(reply, "")
-	var candidates []string
-	for _, m := range fence.FindAllStringSubmatch(reply, -1) {
-		candidates = append(candidates, m[1])
-	}
-	candidates = append(candidates, reply)
-	// A model quoting a LaTeX book writes "\syntaxonly" or "\[" into a
-	// JSON string unescaped; Go rejects the escape and the whole reply was
-	// lost. Tried last, with such backslashes kept as backslashes.
-	for _, c := range candidates {
-		if fixed := escapeBackslashes(c); fixed != c {
-			candidates = append(candidates, fixed)
-		}
-	}
-	for _, text := range candidates {
-		for i := 0; i < len(text); i++ {
-			if text[i] != '{' && text[i] != '[' {
-				continue
-			}
-			var raw json.RawMessage
-			if err := json.NewDecoder(strings.NewReader(text[i:])).Decode(&raw); err != nil {
-				continue
-			}
-			if sts, ok := decodeStatements(raw); ok {
-				return sts, nil
-			}
-		}
+	var sts []Statement
+	if _, ok := decodeFirst(reply, func(raw json.RawMessage) bool {
+		var ok bool
+		sts, ok = decodeStatements(raw)
+		return ok
+	}); ok {
+		return sts, nil
 	}
 	return nil, citebook.Errorf(citebook.EUNAVAILABLE, "no statements JSON in the model reply")
-}
-
-// escapeBackslashes doubles every backslash that does not start a valid
-// JSON escape (\" \\ \/ \b \f \n \r \t \uXXXX). A valid one is left as it is,
-// though "\newcommand" then reads as a line break and "ewcommand": quote
-// snapping (citation) matches such a quote to the book's text, which is
-// what is shown.
-func escapeBackslashes(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] != '\\' {
-			b.WriteByte(s[i])
-			continue
-		}
-		if i+1 < len(s) && (strings.IndexByte(`"\\/bfnrt`, s[i+1]) >= 0 || (s[i+1] == 'u' && isHex4(s[i+2:]))) {
-			b.WriteString(s[i : i+2])
-			i++
-			continue
-		}
-		b.WriteString(`\\`)
-	}
-	return b.String()
-}
-
-func isHex4(s string) bool {
-	if len(s) < 4 {
-		return false
-	}
-	for i := 0; i < 4; i++ {
-		if !strings.ContainsRune("0123456789abcdefABCDEF", rune(s[i])) {
-			return false
-		}
-	}
-	return true
 }
 
 func decodeStatements(raw json.RawMessage) ([]Statement, bool) {
@@ -447,12 +378,19 @@ const planSystem = `Split the user's question into 1 to 5 short, self-contained 
 
 // LLMPlanner splits questions with a chat model.
 type LLMPlanner struct {
-	model llms.Model
-	max   int
+	call *chatCall
+	max  int
 }
 
-// NewLLMPlanner uses model.
-func NewLLMPlanner(model llms.Model) *LLMPlanner { return &LLMPlanner{model: model, max: 5} }
+// NewLLMPlanner uses the model cfg names; one call is bounded by
+// cfg.Timeout like every other model call.
+func NewLLMPlanner(cfg ModelConfig) (*LLMPlanner, error) {
+	c, err := newChatCall(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &LLMPlanner{call: c, max: 5}, nil
+}
 
 // queries is the reply the planner and the rewriter ask for.
 type queries struct {
@@ -465,14 +403,10 @@ func (p *LLMPlanner) SubQueries(ctx context.Context, question string) ([]string,
 		llms.TextParts(llms.ChatMessageTypeSystem, planSystem),
 		llms.TextParts(llms.ChatMessageTypeHuman, question),
 	}
-	resp, err := p.model.GenerateContent(ctx, msgs, llms.WithTemperature(0), llms.WithMaxTokens(300))
+	text, err := p.call.reply(ctx, msgs, queriesSchema(), 300)
 	if err != nil {
-		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "the language model failed to plan sub-queries")
+		return nil, err
 	}
-	if len(resp.Choices) == 0 {
-		return nil, citebook.Errorf(citebook.EUNAVAILABLE, "the language model returned no sub-queries")
-	}
-	text := thinkBlock.ReplaceAllString(resp.Choices[0].Content, "")
 	if out, ok := decodeFirst(text, func(q queries) bool { return len(q.Queries) > 0 }); ok {
 		return out.Queries[:min(len(out.Queries), p.max)], nil
 	}

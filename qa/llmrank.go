@@ -57,10 +57,10 @@ func newChatCall(cfg ModelConfig) (*chatCall, error) {
 	return &chatCall{cfg: cfg, plain: m, timeout: t}, nil
 }
 
-// reply sends msgs and returns the reply's text, thinking blocks removed.
+// reply sends msgs and returns the reply's text.
 func (c *chatCall) reply(ctx context.Context, msgs []llms.MessageContent, schema *openai.ResponseFormat, maxTokens int) (string, error) {
 	m := c.plain
-	opts := []llms.CallOption{llms.WithTemperature(0), llms.WithMaxTokens(maxTokens)}
+	var opts []llms.CallOption
 	if c.cfg.Provider == "openai" && schema != nil {
 		cfg := c.cfg
 		cfg.responseFormat = schema
@@ -72,36 +72,11 @@ func (c *chatCall) reply(ctx context.Context, msgs []llms.MessageContent, schema
 	} else {
 		opts = append(opts, llms.WithJSONMode())
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
-	resp, err := m.GenerateContent(ctx, msgs, opts...)
+	ch, err := complete(ctx, m, msgs, maxTokens, c.timeout, opts...)
 	if err != nil {
-		return "", citebook.Wrap(err, citebook.EUNAVAILABLE, "the language model failed")
+		return "", err
 	}
-	if len(resp.Choices) == 0 || strings.TrimSpace(resp.Choices[0].Content) == "" {
-		return "", citebook.Errorf(citebook.EUNAVAILABLE, "the language model returned an empty reply")
-	}
-	return thinkBlock.ReplaceAllString(resp.Choices[0].Content, ""), nil
-}
-
-// decodeFirst decodes the first JSON object of text (inside a code fence
-// first) that decodes as a T and that accept takes (nil: any), for models
-// that wrap their JSON in prose.
-func decodeFirst[T any](text string, accept func(T) bool) (T, bool) {
-	if m := fence.FindStringSubmatch(text); m != nil {
-		text = m[1]
-	}
-	for i := 0; i < len(text); i++ {
-		if text[i] != '{' {
-			continue
-		}
-		var v T
-		if json.NewDecoder(strings.NewReader(text[i:])).Decode(&v) == nil && (accept == nil || accept(v)) {
-			return v, true
-		}
-	}
-	var zero T
-	return zero, false
+	return ch.Content, nil
 }
 
 // rerankSystem asks for passage numbers only: a 0.5B model follows a

@@ -188,10 +188,7 @@ func TestCoverPeriodForms(t *testing.T) {
 func TestRouteByPeriod(t *testing.T) {
 	s := shelf{titles: map[string]string{}, covers: map[string]string{}}
 	var f citebook.Filter
-	add := func(id, title, cover string) {
-		s.titles[id], s.covers[id] = title, cover
-		f.Books = append(f.Books, citebook.BookScope{BookID: id, Version: 1})
-	}
+	add := s.adder(&f)
 	tenK := "FORM 10-K ANNUAL REPORT PURSUANT TO SECTION 13 For the fiscal year ended "
 	add("a", "3M annual report", tenK+"December 31, 2018. 3M COMPANY")
 	add("b", "3M annual report", tenK+"December 31, 2022. 3M COMPANY")

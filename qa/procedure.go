@@ -29,6 +29,9 @@ func procedureLead(question, model string, cits []citebook.Citation) string {
 	if page == "" && c.Page > 0 {
 		page = fmt.Sprint(c.Page)
 	}
+	if c.PrintedPages != "" {
+		page = c.PrintedPages // the passage runs over a page break
+	}
 	if hasCJK(question) {
 		if page != "" {
 			return fmt.Sprintf("书中“%s”一节（第 %s 页）讲到：", section, page)
@@ -36,7 +39,11 @@ func procedureLead(question, model string, cits []citebook.Citation) string {
 		return fmt.Sprintf("书中“%s”一节讲到：", section)
 	}
 	if page != "" {
-		return fmt.Sprintf("The book covers this in “%s” (p. %s):", strings.TrimSpace(section), page)
+		p := "p."
+		if c.PrintedPages != "" {
+			p = "pp."
+		}
+		return fmt.Sprintf("The book covers this in “%s” (%s %s):", strings.TrimSpace(section), p, page)
 	}
 	return fmt.Sprintf("The book covers this in “%s”:", strings.TrimSpace(section))
 }

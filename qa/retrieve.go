@@ -27,11 +27,19 @@ func keepMatching(hits []citebook.Hit, f *citebook.Filter) []citebook.Hit {
 	if len(hits) == 0 {
 		return hits[:0:0]
 	}
-	out := make([]citebook.Hit, 0, len(hits)) // room for all: growing copied 80 hits' chunks several times
-	for _, h := range hits {
-		if f.Match(&h.Chunk) {
-			out = append(out, h)
+	// The stores' slices are fresh and every hit normally matches, so the
+	// list is copied only from the first hit dropped.
+	var out []citebook.Hit
+	for i := range hits {
+		switch ok := f.Match(&hits[i].Chunk); {
+		case !ok && out == nil:
+			out = append(make([]citebook.Hit, 0, len(hits)-1), hits[:i]...)
+		case ok && out != nil:
+			out = append(out, hits[i])
 		}
+	}
+	if out == nil {
+		return hits
 	}
 	return out
 }

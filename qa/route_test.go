@@ -16,6 +16,15 @@ type shelf struct {
 	titles, covers map[string]string
 }
 
+// adder returns a function that shelves a book with its title and cover
+// page and puts it in the filter's scope.
+func (s shelf) adder(f *citebook.Filter) func(id, title, cover string) {
+	return func(id, title, cover string) {
+		s.titles[id], s.covers[id] = title, cover
+		f.Books = append(f.Books, citebook.BookScope{BookID: id, Version: 1})
+	}
+}
+
 func (s shelf) Book(_ context.Context, id string) (*citebook.Book, error) {
 	return &citebook.Book{ID: id, Title: s.titles[id]}, nil
 }
@@ -30,10 +39,7 @@ func (s shelf) ChunksAt(_ context.Context, id string, _ int) ([]citebook.Chunk, 
 func TestRouteBooksByMetadata(t *testing.T) {
 	s := shelf{titles: map[string]string{}, covers: map[string]string{}}
 	var f citebook.Filter
-	add := func(id, title, cover string) {
-		s.titles[id], s.covers[id] = title, cover
-		f.Books = append(f.Books, citebook.BookScope{BookID: id, Version: 1})
-	}
+	add := s.adder(&f)
 	boiler := "UNITED STATES SECURITIES AND EXCHANGE COMMISSION FORM 10-K ANNUAL REPORT PURSUANT TO SECTION 13 "
 	add("BESTBUY_2017_10K", "BESTBUY_2017_10K", boiler+"For the fiscal year ended January 28, 2017. BBY")
 	add("3M_2018_10K", "3M_2018_10K", boiler+"For the fiscal year ended December 31, 2018. 3M COMPANY")

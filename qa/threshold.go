@@ -2,6 +2,7 @@ package qa
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 
@@ -52,6 +53,12 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 			found[w] = true
 		}
 	}
+	var symbols []int // indexes in qterms
+	for _, t := range slices.Sorted(maps.Keys(analysis.StandaloneSymbols(query))) {
+		if i, ok := qidx[t]; ok {
+			symbols = append(symbols, i)
+		}
+	}
 	for ci, c := range cands {
 		var have []bool
 		terms := func() []bool {
@@ -74,6 +81,12 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 		case c.vecRank > 0 && c.vecScore >= min && matched(terms()) >= need:
 			kept = append(kept, c)
 		case c.seenLex > 0 && (c.seenLex <= p.opts.LexicalRank || ci < p.opts.LexicalRank) && weightedCoverage(qterms, weights, terms()) >= p.opts.LexicalCover:
+			kept = append(kept, c)
+		case c.seenLex > 0 && c.seenLex <= p.opts.LexicalRank && len(symbols) > 0 && holdsEvery(symbols, terms()):
+			// The question types a symbol on its own ("$$"): it is what
+			// the question asks about, and a keyword hit showing it is
+			// evidence no weighing of the other words should drop (the
+			// answerability check refuses when no passage shows it).
 			kept = append(kept, c)
 		case small && c.lexRank > 0 && c.lexRank <= p.opts.LexicalRank && matched(terms()) >= need:
 			kept = append(kept, c)
@@ -207,4 +220,25 @@ func (p *Pipeline) termWeights(ctx context.Context, query string, f citebook.Fil
 		}
 	}
 	return w
+}
+
+// holdsAll reports whether text holds every one of terms.
+func holdsAll(terms []string, text map[string]bool) bool {
+	for _, t := range terms {
+		if !text[t] {
+			return false
+		}
+	}
+	return true
+}
+
+// holdsEvery reports whether a text holds every one of the query terms
+// at indexes (have[i] for the query's term i), as holdsAll does for a set.
+func holdsEvery(indexes []int, have []bool) bool {
+	for _, i := range indexes {
+		if !have[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -395,3 +395,35 @@ func TestAnalyseMatchesTermLists(t *testing.T) {
 	require.Equal(t, 7, analyse(nil, &chunks[0], false, false, newPairScan(pairs)).pairs, "the first chunk's pairs")
 	require.Equal(t, 7, analyse(x, &chunks[0], false, false, newPairScan(pairs)).pairs, "the first chunk's pairs, as indexed")
 }
+
+// restoreCommands undoes what a JSON escape did to a LaTeX command the
+// passages hold, and nothing else.
+func TestRestoreCommands(t *testing.T) {
+	book := []string{`例如，在数学环境下，\frac12和\frac{1}{2}的效果是一样的。`, `使用\newline或\newpage等命令。 {\small The small and \textbf{bold} Romans}`}
+	for _, tc := range []struct{ name, in, want string }{
+		{"form feed of \\frac", "在数学环境下，\frac12和\frac{1}{2}", `在数学环境下，\frac12和\frac{1}{2}`},
+		{"tab of \\textbf", "The small and \textbf{bold}", `The small and \textbf{bold}`},
+		{"line feed of \\newline", "使用\newline或\newpage", `使用\newline或\newpage`},
+		{"a real line break stays", "first line\nnext line", "first line\nnext line"},
+		{"a command the passages lack stays eaten", "\tableofcontents", "\tableofcontents"},
+		{"a control character before no letter", "a\t1", "a\t1"},
+		{"nothing to do", `already \frac12`, `already \frac12`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.Equal(t, tc.want, restoreCommands(tc.in, book))
+		})
+	}
+}
+
+// Every model reply is read by decodeFirst, so a LaTeX command written
+// unescaped into any of them (here the rewriter's queries) is kept, not the
+// whole reply lost.
+func TestDecodeFirstKeepsUnescapedLaTeX(t *testing.T) {
+	got, ok := decodeFirst[queries]("```json\n{\"queries\":[\"\\syntaxonly 宏包\", \"\\[ 公式\"]}\n```", nil)
+	require.True(t, ok)
+	require.Equal(t, []string{`\syntaxonly 宏包`, `\[ 公式`}, got.Queries)
+	// prose, a reasoning block and a bare array around the value
+	n, ok := decodeFirst[[]int]("<think>[9]</think> I pick [2, 1].", nil)
+	require.True(t, ok)
+	require.Equal(t, []int{2, 1}, n)
+}

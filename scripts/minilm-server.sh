@@ -15,8 +15,9 @@
 # Environment: MINILM_PORT (default 8391), MINILM_THREADS (default: all
 # cores; on a shared, loaded machine MINILM_THREADS=1 was measured faster
 # than 2), MINILM_VENV (default .venv/minilm). The server's pid is in
-# $MINILM_PID and in $MINILM_VENV/server.pid; stop it with:
-# kill "$(cat .venv/minilm/server.pid)".
+# $MINILM_PID and in $MINILM_VENV/server-$MINILM_PORT.pid (log beside it, one
+# pair per port); stop it with: . scripts/serve-local.sh &&
+# _citebook_stop_local .venv/minilm/server-8391.pid 8391
 # (No `set -e`: the script is meant to be sourced, and must not change the
 # options of the caller's shell.)
 
@@ -40,7 +41,7 @@ fi
 
 CITEBOOK_EMBED_URL="http://127.0.0.1:$MINILM_PORT/v1"
 . "$_minilm_root/scripts/serve-local.sh"
-if ! _citebook_serve_local minilm-server "$MINILM_PORT" "$MINILM_VENV/server.log" "$MINILM_VENV/server.pid" \
+if ! _citebook_serve_local minilm-server "$MINILM_PORT" "$MINILM_VENV/server-$MINILM_PORT.log" "$MINILM_VENV/server-$MINILM_PORT.pid" \
   "$MINILM_VENV/bin/python" "$_minilm_root/scripts/minilm-server.py" --host 127.0.0.1 \
     --port "$MINILM_PORT" --threads "$MINILM_THREADS"; then
   return 1 2>/dev/null || exit 1

@@ -267,9 +267,9 @@ func (s *Server) uploadBook(c echo.Context) error {
 // sniffUpload refuses a file that is plainly not a readable book before it
 // is stored or queued.
 func (s *Server) sniffUpload(ctx context.Context, up *upload) error {
-	f, err := os.Open(up.path)
+	f, err := up.open()
 	if err != nil {
-		return citebook.Wrap(err, citebook.EINTERNAL, "reading the upload")
+		return err
 	}
 	defer f.Close()
 	return s.cfg.Previewer.Sniff(ctx, up.name, f, up.size)
@@ -297,6 +297,15 @@ type upload struct {
 }
 
 // discard removes the temporary file unless it was moved away.
+// open opens the stored upload for reading; the caller closes it.
+func (u *upload) open() (*os.File, error) {
+	f, err := os.Open(u.path)
+	if err != nil {
+		return nil, citebook.Wrap(err, citebook.EINTERNAL, "reading the upload")
+	}
+	return f, nil
+}
+
 func (u *upload) discard() {
 	if u != nil && u.path != "" {
 		os.Remove(u.path)
@@ -518,9 +527,9 @@ func (s *Server) preview(c echo.Context) error {
 		return err
 	}
 	defer up.discard()
-	f, err := os.Open(up.path)
+	f, err := up.open()
 	if err != nil {
-		return citebook.Wrap(err, citebook.EINTERNAL, "reading the upload")
+		return err
 	}
 	defer f.Close()
 	pv, err := s.cfg.Previewer.Preview(c.Request().Context(), up.name, f, up.size)

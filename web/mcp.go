@@ -130,7 +130,9 @@ func renderAnswer(a *qa.Answer) string {
 		if h := citebook.HeadingString(c.HeadingPath); h != "" {
 			fmt.Fprintf(&b, ", %s", h)
 		}
-		if c.PrintedPage != "" {
+		if c.PrintedPages != "" {
+			fmt.Fprintf(&b, ", pp. %s", c.PrintedPages)
+		} else if c.PrintedPage != "" {
 			fmt.Fprintf(&b, ", p. %s", c.PrintedPage)
 		} else if c.Page > 0 {
 			fmt.Fprintf(&b, ", page %d", c.Page)

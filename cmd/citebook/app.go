@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"os"
 
 	"github.com/spf13/pflag"
 
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/index/metadb"
 	"github.com/citebook/citebook/ingest"
 	"github.com/citebook/citebook/internal/library"
 	"github.com/citebook/citebook/qa"
@@ -16,6 +19,10 @@ import (
 // and the environment (library.FromEnv), then its flags, each bound to a
 // field, so a flag's help shows the default the Config holds and flags win
 // over environment variables, which win over defaults.
+
+// defaultTenant is the tenant every command's --tenant names unless told
+// otherwise, and the one zero-config mode serves.
+const defaultTenant = "default"
 
 // newConfig is the configuration before flags: defaults and environment.
 func newConfig() *library.Config {
@@ -32,6 +39,26 @@ func addDataFlag(fs *pflag.FlagSet, c *library.Config) {
 	envMeta := c.Meta
 	fs.StringVar(&c.Meta, "meta", "", "metadata database: a postgres:// URL shared by several servers; prefer env CITEBOOK_META for one with a password, flags show in ps (default citebook.db in --data)")
 	c.Meta = envMeta
+}
+
+// openExistingMeta opens the metadata database of a library that is there:
+// the commands that read or manage a library (jobs, grants) refuse a
+// missing one instead of creating it.
+func openExistingMeta(ctx context.Context, c library.Config) (*metadb.DB, error) {
+	if !libraryExists(c) {
+		return nil, citebook.Errorf(citebook.ENOTFOUND, "no library at %s (index a book first)", c.Data)
+	}
+	return library.OpenMeta(ctx, c)
+}
+
+// libraryExists reports whether c names a library that is there: a shared
+// metadata database (--meta), or the SQLite file in the data directory.
+func libraryExists(c library.Config) bool {
+	if c.Meta != "" {
+		return true
+	}
+	_, err := os.Stat(c.MetaPath())
+	return err == nil
 }
 
 // addLibraryFlags registers the flags of every command that opens the

@@ -37,8 +37,9 @@ Without a model (--llm none) the answer quotes the best matching sentences.
 
 --json prints {"answer","refused","citations":[{"n","chunk_id","book_id",
 "book_title","heading_path","page","printed_page","quote","char_start",
-"char_end"}],"trace"}; the trace lists what was retrieved, dropped, given to
-the answerer and rejected.`,
+"char_end"}],"trace"}; a quote printed across a page break adds "pages" and
+"printed_pages" ("120–121"). The trace lists what was retrieved, dropped,
+given to the answerer and rejected.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runAsk(cmd, f, args[0]) },
 	}
@@ -46,7 +47,7 @@ the answerer and rejected.`,
 	addLibraryFlags(fs, f.cfg)
 	addAnswerFlags(fs, f.cfg)
 	fs.StringSliceVar(&f.books, "book", nil, "only these book IDs (repeatable)")
-	fs.StringVar(&f.tenant, "tenant", "default", "tenant asking")
+	fs.StringVar(&f.tenant, "tenant", defaultTenant, "tenant asking")
 	fs.StringVar(&f.user, "user", "", "user asking")
 	fs.StringSliceVar(&f.groups, "groups", nil, "groups of the user")
 	fs.BoolVar(&f.admin, "admin", false, "ask as a tenant admin (sees every book of the tenant)")
@@ -98,6 +99,8 @@ func writeCitations(w io.Writer, cs []citebook.Citation) {
 			b.WriteString(" — " + h)
 		}
 		switch {
+		case c.PrintedPages != "":
+			fmt.Fprintf(&b, ", pp. %s", c.PrintedPages) // across a page break
 		case c.PrintedPage != "" && c.PrintedPage != fmt.Sprint(c.Page):
 			fmt.Fprintf(&b, ", p. %s (physical %d)", c.PrintedPage, c.Page)
 		case c.Page > 0:

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/require"
 
 	"github.com/citebook/citebook/internal/library"
@@ -90,4 +91,26 @@ func TestMetaNotInHelp(t *testing.T) {
 		require.NoError(t, cmd.Help())
 		require.NotContains(t, help.String(), "s3cret", cmd.Name())
 	}
+}
+
+// TestFlagUsageNamesItsType: pflag reads a back-quoted word in a flag's
+// usage as the name of its value, so "`citebook worker`" made --help show
+// "--index-workers citebook worker" instead of "--index-workers int".
+func TestFlagUsageNamesItsType(t *testing.T) {
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, fs := range []*pflag.FlagSet{c.Flags(), c.PersistentFlags()} {
+			fs.VisitAll(func(f *pflag.Flag) {
+				name, _ := pflag.UnquoteUsage(f)
+				if f.Value.Type() != "bool" {
+					require.Contains(t, []string{f.Value.Type(), "strings", "duration", "float", "int"}, name,
+						"%s --%s shows its value as %q", c.CommandPath(), f.Name, name)
+				}
+			})
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRoot())
 }

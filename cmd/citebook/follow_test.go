@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -173,32 +172,7 @@ func assertNoErr(t *testing.T, err error) bool {
 func TestServerAnswersBookIndexedByCLI(t *testing.T) {
 	data := t.TempDir()
 	bin := buildCitebook(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	ln.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := newServeCmd()
-	cmd.SetArgs([]string{"--data", data, "--addr", addr})
-	done := make(chan error, 1)
-	go func() { done <- cmd.ExecuteContext(ctx) }()
-	defer func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			t.Error("serve did not stop")
-		}
-	}()
-	base := "http://" + addr
-	require.Eventually(t, func() bool {
-		res, err := http.Get(base + "/readyz")
-		if err != nil {
-			return false
-		}
-		res.Body.Close()
-		return res.StatusCode == 200
-	}, 20*time.Second, 50*time.Millisecond)
+	base := startServe(t, data).base
 
 	ask := func() (qa.Answer, int) {
 		res, err := http.Post(base+"/v1/ask", "application/json",

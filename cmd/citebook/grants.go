@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"text/tabwriter"
 
@@ -35,7 +34,7 @@ a grant opens them. Admins see every book of their tenant.
 Grants take effect on the next question, also in a running server.`,
 	}
 	addDataFlag(cmd.PersistentFlags(), cfg)
-	cmd.PersistentFlags().StringVar(&tenant, "tenant", "default", "tenant of the grants")
+	cmd.PersistentFlags().StringVar(&tenant, "tenant", defaultTenant, "tenant of the grants")
 
 	var (
 		g           acl.Grant
@@ -171,10 +170,7 @@ func printGrants(out io.Writer, gs []acl.Grant) error {
 // withGrants opens the metadata database of an existing library for one
 // grants operation; grants name books, so a missing library is an error.
 func withGrants(ctx context.Context, cfg library.Config, fn func(*acl.Manager) error) error {
-	if _, err := os.Stat(cfg.MetaPath()); err != nil && cfg.Meta == "" {
-		return citebook.Errorf(citebook.ENOTFOUND, "no library at %s (index a book first)", cfg.Data)
-	}
-	db, err := library.OpenMeta(ctx, cfg)
+	db, err := openExistingMeta(ctx, cfg)
 	if err != nil {
 		return err
 	}

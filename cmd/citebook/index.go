@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
+	"github.com/citebook/citebook/internal/jsonl"
 	"github.com/citebook/citebook/internal/library"
 )
 
@@ -47,7 +47,8 @@ skipped in well under a second. A failed build leaves the previous version
 served; --resume continues it without redoing finished batches.
 
 A manifest (--manifest, a JSON array or JSON lines) indexes many books; each
-entry has book_id, title, tenant, groups and path (relative to the manifest).
+entry has book_id, title, tenant, groups and path (relative to the manifest);
+an entry without tenant or groups takes --tenant and --groups.
 --verify compares the stores with the metadata of the served version
 (without FILE it only verifies --book); --repair fixes what differs.
 --json prints one result object per book (job_id, book_id, version, status,
@@ -59,7 +60,7 @@ chunks, embedded, upserted, deleted).`,
 	addLibraryFlags(fs, f.cfg)
 	fs.StringVar(&f.book, "book", "", "book ID (default: the file name without extension)")
 	fs.StringVar(&f.title, "title", "", "book title (default: the title found in the file)")
-	fs.StringVar(&f.tenant, "tenant", "default", "tenant that owns the book")
+	fs.StringVar(&f.tenant, "tenant", defaultTenant, "tenant that owns the book")
 	fs.StringSliceVar(&f.groups, "groups", nil, "groups allowed to read the book (default: every user of the tenant)")
 	fs.StringVar(&f.manifest, "manifest", "", "JSON or JSON-lines file listing books to index")
 	fs.BoolVar(&f.resume, "resume", false, "continue a failed build of the same content")
@@ -88,6 +89,13 @@ func runIndex(cmd *cobra.Command, f *indexFlags, args []string) error {
 		}
 		for i := range inputs {
 			inputs[i].Resume = f.resume
+			// An entry that names no tenant or groups takes the flags'.
+			if inputs[i].Tenant == "" {
+				inputs[i].Tenant = f.tenant
+			}
+			if inputs[i].Groups == nil {
+				inputs[i].Groups = f.groups
+			}
 		}
 	case len(args) == 1:
 		id := f.book
@@ -243,7 +251,8 @@ func bookIDFromPath(p string) string {
 
 // readManifest reads book entries from a JSON array or JSON lines file;
 // relative paths are resolved against the manifest's directory and missing
-// book IDs derived from file names.
+// book IDs derived from file names (tenant and groups are left to the
+// caller).
 func readManifest(path string) ([]index.BookInput, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -255,23 +264,8 @@ func readManifest(path string) ([]index.BookInput, error) {
 		if err := json.Unmarshal(trimmed, &ins); err != nil {
 			return nil, citebook.Wrap(err, citebook.EINVALID, "manifest %s is not valid JSON", path)
 		}
-	} else {
-		sc := bufio.NewScanner(bytes.NewReader(data))
-		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-		for n := 1; sc.Scan(); n++ {
-			line := bytes.TrimSpace(sc.Bytes())
-			if len(line) == 0 {
-				continue
-			}
-			var in index.BookInput
-			if err := json.Unmarshal(line, &in); err != nil {
-				return nil, citebook.Wrap(err, citebook.EINVALID, "manifest %s line %d is not valid JSON", path, n)
-			}
-			ins = append(ins, in)
-		}
-		if err := sc.Err(); err != nil {
-			return nil, citebook.Wrap(err, citebook.EINVALID, "cannot read manifest %s", path)
-		}
+	} else if ins, err = jsonl.Decode[index.BookInput](data, "manifest "+path, nil); err != nil {
+		return nil, err
 	}
 	dir := filepath.Dir(path)
 	for i := range ins {
@@ -285,9 +279,6 @@ func readManifest(path string) ([]index.BookInput, error) {
 			if ins[i].BookID = bookIDFromPath(ins[i].Path); ins[i].BookID == "" {
 				return nil, citebook.Errorf(citebook.EINVALID, "manifest %s entry %d: cannot derive a book ID from %s; set book_id", path, i+1, ins[i].Path)
 			}
-		}
-		if ins[i].Tenant == "" {
-			ins[i].Tenant = "default"
 		}
 	}
 	if len(ins) == 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/index"
 	"github.com/citebook/citebook/internal/corpus"
+	"github.com/citebook/citebook/internal/library"
 )
 
 // run executes a citebook command line and returns its stdout.
@@ -121,9 +122,22 @@ func TestIndexManifest(t *testing.T) {
 			require.Equal(t, tt.want, got)
 		})
 	}
+	// An entry without a tenant is indexed under --tenant, not under the
+	// default tenant, whose users would then read it.
+	mf := filepath.Join(dir, "globex.jsonl")
+	require.NoError(t, os.WriteFile(mf, []byte(`{"book_id":"notes3","path":"notes.md"}`), 0o644))
+	_, err := run(t, "index", "--manifest", mf, "--data", data, "--tenant", "globex")
+	require.NoError(t, err)
+	db, err := library.OpenMeta(context.Background(), library.Config{Data: data})
+	require.NoError(t, err)
+	b, err := db.Book(context.Background(), "notes3")
+	db.Close()
+	require.NoError(t, err)
+	require.Equal(t, "globex", b.Tenant)
+
 	bad := filepath.Join(dir, "bad.jsonl")
 	require.NoError(t, os.WriteFile(bad, []byte(`{"book_id":"x"}`), 0o644))
-	_, err := run(t, "index", "--manifest", bad, "--data", data)
+	_, err = run(t, "index", "--manifest", bad, "--data", data)
 	require.Equal(t, citebook.EINVALID, citebook.ErrorCode(err))
 }
 
@@ -138,5 +152,17 @@ func TestBookIDFromPath(t *testing.T) {
 	}
 	for in, want := range tests {
 		require.Equal(t, want, bookIDFromPath(in), in)
+	}
+}
+
+// The commands that read or manage a library refuse a missing one, as
+// grants did, instead of creating an empty library where the path was
+// mistyped (jobs printed "No jobs" and left a citebook.db behind).
+func TestReadingCommandsRefuseMissingLibrary(t *testing.T) {
+	for _, args := range [][]string{{"jobs"}, {"jobs", "--queue"}, {"grants", "list"}} {
+		data := filepath.Join(t.TempDir(), "typo")
+		_, err := run(t, append(args, "--data", data)...)
+		require.Equal(t, citebook.ENOTFOUND, citebook.ErrorCode(err), "%v: %v", args, err)
+		require.NoDirExists(t, data, "%v created the library", args)
 	}
 }

@@ -41,7 +41,7 @@ func newJobsCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&queued, "queue", false, "print only the shared queue's waiting and running jobs, with the worker holding each (with --json: as JSON)")
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		ctx := cmd.Context()
-		db, err := library.OpenMeta(ctx, *cfg)
+		db, err := openExistingMeta(ctx, *cfg)
 		if err != nil {
 			return err
 		}

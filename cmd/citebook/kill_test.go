@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -439,16 +438,7 @@ func TestServeShowsAbandonedJobs(t *testing.T) {
 		"index", v1, "--book", "guide", "--data", data, "--batch-size", "2")
 	require.True(t, killed)
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	ln.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	cmd := newServeCmd()
-	cmd.SetArgs([]string{"--data", data, "--addr", addr})
-	done := make(chan error, 1)
-	go func() { done <- cmd.ExecuteContext(ctx) }()
+	srv := startServe(t, data)
 	var body struct {
 		Jobs []struct {
 			Status string `json:"status"`
@@ -457,7 +447,7 @@ func TestServeShowsAbandonedJobs(t *testing.T) {
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		res, err := http.Get("http://" + addr + "/v1/books/guide/jobs")
+		res, err := http.Get(srv.base + "/v1/books/guide/jobs")
 		if err == nil {
 			err = json.NewDecoder(res.Body).Decode(&body)
 			res.Body.Close()
@@ -471,6 +461,5 @@ func TestServeShowsAbandonedJobs(t *testing.T) {
 	require.Len(t, body.Jobs, 1)
 	require.Equal(t, "abandoned", body.Jobs[0].Status)
 	require.Contains(t, body.Jobs[0].Error, "ended without finishing")
-	cancel()
-	require.NoError(t, <-done)
+	require.NoError(t, srv.stop(t))
 }

@@ -77,11 +77,11 @@ agents), as the principal of --token or of --tenant/--user/--groups/--admin.`,
 	envToken := c.Serve.Token
 	fs.StringVar(&c.Serve.Token, "token", "", "with --mcp-stdio: run as this token's principal (env CITEBOOK_TOKEN)")
 	c.Serve.Token = envToken
-	fs.StringVar(&f.tenant, "tenant", "default", "tenant of the local principal (zero-config and --mcp-stdio)")
+	fs.StringVar(&f.tenant, "tenant", defaultTenant, "tenant of the local principal (zero-config and --mcp-stdio)")
 	fs.StringVar(&f.user, "user", "local", "user of the local principal")
 	fs.StringSliceVar(&f.groups, "groups", nil, "groups of the local principal (--mcp-stdio)")
 	fs.BoolVar(&f.admin, "admin", true, "the --mcp-stdio principal is a tenant admin")
-	fs.IntVar(&c.Serve.Workers, "index-workers", c.Serve.Workers, "index jobs this server runs at once (a job running over a minute stops counting, so small books never wait behind a huge one); 0 leaves them to `citebook worker` processes")
+	fs.IntVar(&c.Serve.Workers, "index-workers", c.Serve.Workers, "index jobs this server runs at once (a job running over a minute stops counting, so small books never wait behind a huge one); 0 leaves them to citebook worker processes")
 	fs.DurationVar(&c.JobDeadline, "job-deadline", c.JobDeadline, "longest an index job may run before it is cancelled and fails")
 	fs.StringVar(&f.pprof, "pprof", "", "serve net/http/pprof on this loopback address, e.g. 127.0.0.1:6060 (profiling)")
 	fs.StringSliceVar(&c.Serve.CORSOrigins, "cors-origin", c.Serve.CORSOrigins, "browser origins allowed to call the API with a token, e.g. https://app.example.com (env CITEBOOK_CORS_ORIGINS, comma-separated)")
@@ -110,7 +110,7 @@ func memoryLimit(ctx context.Context, c library.Config) (chunks int, limit int64
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return 0, 0
 	}
-	if _, err := os.Stat(c.MetaPath()); err != nil && c.Meta == "" {
+	if !libraryExists(c) {
 		return 0, 0 // a new library: nothing to size
 	}
 	db, err := library.OpenMeta(ctx, c)

@@ -91,41 +91,8 @@ func TestTokensCommand(t *testing.T) {
 // cancelling the context shuts the server down cleanly.
 func TestServeZeroConfigAndShutdown(t *testing.T) {
 	data := t.TempDir()
-	serve := func() (string, context.CancelFunc, chan error) {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		require.NoError(t, err)
-		addr := ln.Addr().String()
-		ln.Close()
-		ctx, cancel := context.WithCancel(context.Background())
-		cmd := newServeCmd()
-		cmd.SetArgs([]string{"--data", data, "--addr", addr})
-		done := make(chan error, 1)
-		go func() { done <- cmd.ExecuteContext(ctx) }()
-		deadline := time.Now().Add(20 * time.Second)
-		for {
-			res, err := http.Get("http://" + addr + "/readyz")
-			if err == nil {
-				res.Body.Close()
-				if res.StatusCode == 200 {
-					break
-				}
-			}
-			require.True(t, time.Now().Before(deadline), "server did not become ready: %v", err)
-			time.Sleep(50 * time.Millisecond)
-		}
-		return "http://" + addr, cancel, done
-	}
-	stop := func(cancel context.CancelFunc, done chan error) {
-		cancel()
-		select {
-		case err := <-done:
-			require.NoError(t, err)
-		case <-time.After(30 * time.Second):
-			t.Fatal("serve did not shut down")
-		}
-	}
-
-	base, cancel, done := serve()
+	srv := startServe(t, data)
+	base := srv.base
 	res, err := http.Get(base + "/v1/me")
 	require.NoError(t, err)
 	var p citebook.Principal
@@ -161,14 +128,78 @@ func TestServeZeroConfigAndShutdown(t *testing.T) {
 	require.NoError(t, err)
 	res.Body.Close()
 	require.Equal(t, 401, res.StatusCode, "revoking every token does not reopen the server")
-	stop(cancel, done)
+	require.NoError(t, srv.stop(t))
 
-	base, cancel, done = serve()
-	res, err = http.Get(base + "/v1/me")
+	srv = startServe(t, data)
+	res, err = http.Get(srv.base + "/v1/me")
 	require.NoError(t, err)
 	res.Body.Close()
 	require.Equal(t, 401, res.StatusCode, "nor does a restart: a token was once created")
-	stop(cancel, done)
+	require.NoError(t, srv.stop(t))
+}
+
+// served is `citebook serve` running in this test's process.
+type served struct {
+	base   string // http://127.0.0.1:PORT
+	cancel context.CancelFunc
+	ended  chan struct{} // closed when serve returned err
+	err    error
+}
+
+// startServe runs `citebook serve --data data` with args on a free loopback
+// port and waits until /readyz answers; a test that does not stop it has it
+// stopped at cleanup, before its data directory is removed.
+func startServe(t *testing.T, data string, args ...string) *served {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := newServeCmd()
+	cmd.SetArgs(append([]string{"--data", data, "--addr", addr}, args...))
+	s := &served{base: "http://" + addr, cancel: cancel, ended: make(chan struct{})}
+	go func() {
+		s.err = cmd.ExecuteContext(ctx)
+		close(s.ended)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-s.ended:
+		case <-time.After(30 * time.Second):
+			t.Error("serve did not shut down")
+		}
+	})
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		res, err := http.Get(s.base + "/readyz")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == 200 {
+				return s
+			}
+		}
+		select {
+		case <-s.ended:
+			t.Fatalf("serve ended before it was ready: %v", s.err)
+		default:
+		}
+		require.True(t, time.Now().Before(deadline), "server did not become ready: %v", err)
+	}
+}
+
+// stop cancels serve and returns what it returned, failing the test when
+// it does not end within 30 s.
+func (s *served) stop(t *testing.T) error {
+	t.Helper()
+	s.cancel()
+	select {
+	case <-s.ended:
+		return s.err
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not shut down")
+		return nil
+	}
 }
 
 // TestServeMCPStdio runs `citebook serve --mcp-stdio` over pipes with the

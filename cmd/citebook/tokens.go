@@ -56,7 +56,7 @@ not bring it back: from then on every request needs a token.`,
 		},
 	}
 	fs := create.Flags()
-	fs.StringVar(&p.Tenant, "tenant", "default", "tenant the token reads")
+	fs.StringVar(&p.Tenant, "tenant", defaultTenant, "tenant the token reads")
 	fs.StringVar(&p.User, "user", "", "user name (required)")
 	fs.StringSliceVar(&p.Groups, "groups", nil, "ACL groups of the user (comma-separated)")
 	fs.BoolVar(&p.Admin, "admin", false, "tenant admin: may upload, index and delete books")

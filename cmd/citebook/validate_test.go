@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
@@ -28,26 +26,9 @@ func TestQuestionRulesAreTheSameEverywhere(t *testing.T) {
 	_, err := run(t, "index", corpus.Path(t, "books/dtc-paper.pdf"), "--data", data, "--book", "dtc")
 	require.NoError(t, err)
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	ln.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	srv := newServeCmd()
-	srv.SetArgs([]string{"--data", data, "--addr", addr, "--rate", "0"}) // no rate limit: the table sends many requests at once
-	done := make(chan error, 1)
-	go func() { done <- srv.ExecuteContext(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	base := "http://" + addr
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if res, err := http.Get(base + "/readyz"); err == nil {
-			res.Body.Close()
-			if res.StatusCode == 200 {
-				break
-			}
-		}
-		require.True(t, time.Now().Before(deadline), "server did not become ready")
-	}
+	srv := startServe(t, data, "--rate", "0") // no rate limit: the table sends many requests at once
+	base := srv.base
+	ctx := context.Background()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
 		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp", MaxRetries: -1}, nil)
 	require.NoError(t, err)

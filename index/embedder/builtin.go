@@ -69,6 +69,9 @@ func (b *Builtin) embed(text string) []float32 {
 	var terms, grams []uint64
 	var w []rune
 	for _, t := range analysis.Terms(text) {
+		if analysis.IsSymbol(t) {
+			continue // hashed as before symbols were terms: stored vectors stay valid
+		}
 		terms = append(terms, hashString(seedTerm, t))
 		w = append(w[:0], '<')
 		for _, r := range t {

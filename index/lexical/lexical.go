@@ -21,7 +21,6 @@ package lexical
 
 import (
 	"cmp"
-	"container/heap"
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -118,6 +117,10 @@ type lrow struct {
 type rmeta struct {
 	version, retired int
 	parent           int32
+	// length is lrow.length again: BM25 reads it for every posting it
+	// scores, and a 24-byte rmeta is a cache line per 2.7 rows where lrow
+	// (which holds the chunk) is several lines per row.
+	length int32
 }
 
 type posting struct {
@@ -475,7 +478,7 @@ func (x *Index) putCounted(c citebook.Chunk, ts []string, head int32, marks []in
 		pid = int32(len(x.parents))
 		x.parents[c.ParentID] = pid
 	}
-	x.meta = append(x.meta, rmeta{c.Version, c.Retired, pid})
+	x.meta = append(x.meta, rmeta{c.Version, c.Retired, pid, length})
 	x.books[key] = append(x.books[key], r)
 	x.byID[c.ID] = r
 	x.live++
@@ -593,7 +596,6 @@ func (x *Index) Search(ctx context.Context, query string, f citebook.Filter, k i
 		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "search cancelled")
 	}
 	h := x.topK(qterms, allowed.Bits, k)
-	sort.Slice(h, func(i, j int) bool { return h[i].better(h[j]) })
 	hits = make([]citebook.Hit, 0, len(h))
 	for _, c := range h {
 		hits = append(hits, citebook.Hit{Chunk: x.rows[c.row].chunk.Clone(), Score: c.score})
@@ -609,14 +611,14 @@ type qterm struct {
 	ps    []posting
 }
 
-// topK returns the k best admitted rows for the query terms. Terms are
+// topK returns the k best admitted rows for the query terms, best first. Terms are
 // scored rarest first into dense accumulators; once the k-th best score so
 // far beats what all remaining terms together could add, no unseen row can
 // enter the top k (MaxScore), so the remaining, most common terms are only
 // looked up for the rows still in contention instead of being scanned. The
 // survivors are rescored summing terms in query order, exactly as a full
 // scan would, so scores and ties are bit-identical to exhaustive BM25.
-func (x *Index) topK(terms []string, allowed []uint64, k int) topK {
+func (x *Index) topK(terms []string, allowed []uint64, k int) []cand {
 	n := float64(x.live)
 	avgdl := float64(x.totalLen) / n
 	norm := func(dl int32) float64 { return bm25K1 * (1 - bm25B + bm25B*float64(dl)/avgdl) }
@@ -638,7 +640,7 @@ func (x *Index) topK(terms []string, allowed []uint64, k int) topK {
 	}
 	weight := func(q *qterm, p posting) float64 {
 		tf := float64(p.tf)
-		return q.idf * tf * (bm25K1 + 1) / (tf + norm(x.rows[p.row].length))
+		return q.idf * tf * (bm25K1 + 1) / (tf + norm(x.meta[p.row].length))
 	}
 	byPos := slices.Clone(qs)
 	sort.SliceStable(qs, func(i, j int) bool { return len(qs[i].ps) < len(qs[j].ps) })
@@ -685,8 +687,9 @@ func (x *Index) topK(terms []string, allowed []uint64, k int) topK {
 		for ; i < len(qs); i++ {
 			q := &qs[i]
 			keep := cands[:0]
+			cur := cursor{ps: q.ps}
 			for _, r := range cands {
-				if p, ok := find(q.ps, r); ok {
+				if p, ok := cur.seek(r); ok {
 					acc.s[r] += weight(q, p)
 				}
 				if acc.s[r]+rest[i+1] >= theta {
@@ -712,32 +715,90 @@ func (x *Index) topK(terms []string, allowed []uint64, k int) topK {
 		}
 		cands = keep
 	}
-	h := make(topK, 0, min(k, len(cands)))
-	for _, r := range cands {
+	if i == len(qs) {
+		// Every term was scanned, so cands is in the order rows were first
+		// touched; the cursors below need ascending rows.
+		cands = slices.Clone(cands)
+		slices.Sort(cands)
+	}
+	// Each term's postings are walked once, forward, for the ascending
+	// candidates (a binary search per row and term was a fifth of topK).
+	curs := make([]cursor, len(byPos))
+	for qi := range byPos {
+		curs[qi].ps = byPos[qi].ps
+	}
+	out := make([]cand, len(cands))
+	for ci, r := range cands {
 		var sc float64
 		for qi := range byPos {
-			if p, ok := find(byPos[qi].ps, r); ok {
+			if p, ok := curs[qi].seek(r); ok {
 				sc += weight(&byPos[qi], p)
 			}
 		}
-		c := cand{r, sc, x.rows[r].chunk.ID}
-		if len(h) < k {
-			heap.Push(&h, c)
-		} else if c.better(h[0]) {
-			h[0] = c
-			heap.Fix(&h, 0)
-		}
+		out[ci] = cand{row: r, score: sc}
 	}
-	return h
+	return x.best(out, k)
 }
 
-// find looks row r up in postings sorted by row.
-func find(ps []posting, r int32) (posting, bool) {
-	i, ok := slices.BinarySearchFunc(ps, r, func(p posting, r int32) int { return cmp.Compare(p.row, r) })
+// best returns the k best of cs by score, then chunk ID, best first. Chunk
+// IDs are read only for the rows tied on a score that reaches the k-th
+// place: reading every candidate's ID from its row (a cache miss apiece)
+// and comparing the strings took half of topK on the load library, whose
+// scores tie often.
+func (x *Index) best(cs []cand, k int) []cand {
+	slices.SortFunc(cs, func(a, b cand) int { return cmp.Compare(b.score, a.score) })
+	for lo := 0; lo < len(cs) && lo < k; {
+		hi := lo + 1
+		for hi < len(cs) && cs[hi].score == cs[lo].score {
+			hi++
+		}
+		for i := lo; i < hi; i++ {
+			cs[i].id = x.rows[cs[i].row].chunk.ID
+		}
+		if hi-lo > 1 {
+			slices.SortFunc(cs[lo:hi], func(a, b cand) int { return strings.Compare(a.id, b.id) })
+		}
+		lo = hi
+	}
+	return cs[:min(k, len(cs))]
+}
+
+// cursor looks rows up in a term's postings (sorted by row) for rows asked
+// in ascending order: it gallops forward from the last position, so a walk
+// over c candidates costs O(c log(n/c)) and reads the postings in order.
+type cursor struct {
+	ps []posting
+	i  int
+}
+
+// seek returns the posting of row r, if any; r must not be below the rows
+// of earlier calls.
+func (c *cursor) seek(r int32) (posting, bool) {
+	ps := c.ps
+	lo := c.i
+	if lo >= len(ps) {
+		return posting{}, false
+	}
+	if ps[lo].row >= r {
+		if ps[lo].row == r {
+			return ps[lo], true
+		}
+		return posting{}, false
+	}
+	// ps[lo].row < r: double the step until a row ≥ r is passed.
+	hi, step := lo+1, 1
+	for hi < len(ps) && ps[hi].row < r {
+		lo = hi
+		step *= 2
+		hi += step
+	}
+	hi = min(hi, len(ps)-1)
+	j, ok := slices.BinarySearchFunc(ps[lo+1:hi+1], r, func(p posting, r int32) int { return cmp.Compare(p.row, r) })
+	c.i = lo + 1 + j
 	if !ok {
 		return posting{}, false
 	}
-	return ps[i], true
+	return ps[c.i], true
 }
 
 // kth returns the k-th largest score among rows (len(rows) >= k), using tmp
@@ -822,35 +883,14 @@ func (v *view) Meta(r int32) rowset.Meta {
 	return rowset.Meta{Version: m.version, Retired: m.retired, Parent: m.parent}
 }
 
+// cand is a scored row; id is its chunk's ID, read only where it breaks a
+// tie (best): results rank by score, then by chunk ID.
 type cand struct {
 	row   int32
 	score float64
 	id    string
 }
 
-// better orders by score, then by chunk ID so equal scores rank stably.
-func (c cand) better(o cand) bool {
-	if c.score != o.score {
-		return c.score > o.score
-	}
-	return c.id < o.id
-}
-
-// topK is a min-heap of the k best candidates, worst on top.
-type topK []cand
-
-func (h topK) Len() int           { return len(h) }
-func (h topK) Less(i, j int) bool { return h[j].better(h[i]) }
-func (h topK) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *topK) Push(v any)        { *h = append(*h, v.(cand)) }
-func (h *topK) Pop() any {
-	old := *h
-	v := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return v
-}
-
-// Close releases the database; the index cannot be used afterwards.
 func (x *Index) Close() error {
 	x.wmu.Lock()
 	if x.checkOpen() != nil {

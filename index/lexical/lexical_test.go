@@ -396,7 +396,12 @@ func exhaustive(x *Index, query string, f citebook.Filter, k int) []citebook.Hit
 	for r, s := range scores {
 		all = append(all, cand{r, s, x.rows[r].chunk.ID})
 	}
-	sort.Slice(all, func(i, j int) bool { return all[i].better(all[j]) })
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].score != all[j].score {
+			return all[i].score > all[j].score
+		}
+		return all[i].id < all[j].id
+	})
 	for _, c := range all[:min(k, len(all))] {
 		hits = append(hits, citebook.Hit{Chunk: x.rows[c.row].chunk, Score: c.score})
 	}
@@ -506,4 +511,28 @@ func TestAdmissionCacheFollowsWrites(t *testing.T) {
 	require.Equal(t, []string{"a"}, search())
 	f.DenyParents = []string{"p-a"}
 	require.Empty(t, search())
+}
+
+// TestCursorSeek walks random posting lists with ascending rows, some held
+// and some not, and checks every answer against a linear lookup.
+func TestCursorSeek(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 200 {
+		var ps []posting
+		for row := int32(r.IntN(3)); row < 2000; row += 1 + int32(r.IntN(1+r.IntN(60))) {
+			ps = append(ps, posting{row, 1 + int32(r.IntN(5))})
+		}
+		c := cursor{ps: ps}
+		for q := int32(r.IntN(5)); q < 2100; q += 1 + int32(r.IntN(1+r.IntN(200))) {
+			want, wok := posting{}, false
+			for _, p := range ps {
+				if p.row == q {
+					want, wok = p, true
+				}
+			}
+			got, ok := c.seek(q)
+			require.Equal(t, wok, ok, "row %d", q)
+			require.Equal(t, want, got, "row %d", q)
+		}
+	}
 }

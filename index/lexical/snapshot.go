@@ -153,7 +153,7 @@ func (x *Index) loadSnapshot(ctx context.Context) error {
 		x.rows = make([]lrow, n)
 		x.meta = make([]rmeta, n)
 		for i := range sn.Parent {
-			x.meta[i] = rmeta{sn.Version[i], sn.Retire[i], sn.Parent[i]}
+			x.meta[i] = rmeta{sn.Version[i], sn.Retire[i], sn.Parent[i], sn.Length[i]}
 		}
 		for id, p := range sn.ParentIDs {
 			x.parents[p] = int32(id)

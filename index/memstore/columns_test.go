@@ -87,20 +87,27 @@ func TestColumnScanIsExact(t *testing.T) {
 		"one book":    {Tenant: "t", Books: []citebook.BookScope{{BookID: "b2", Version: 1}}},
 		"small scope": {Tenant: "other", Books: []citebook.BookScope{{BookID: "b0", Version: 1}}}}
 	for name, f := range filters {
-		t.Run(name, func(t *testing.T) {
-			for qi := range 20 {
-				q := sparseVec(r, dim, 0.15)
-				if qi%5 == 0 {
-					q = randVec(r, dim) // a dense query too
+		for _, busy := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s busy=%v", name, busy), func(t *testing.T) {
+				if busy {
+					// Another scan in flight: this one runs on one worker.
+					s.scans.Add(1)
+					defer s.scans.Add(-1)
 				}
-				hits, err := s.Search(ctx, q, f, 10)
-				require.NoError(t, err)
-				require.Equal(t, bruteForce(liveC, liveV, q, f, 10), ids(hits), "query %d", qi)
-				for _, h := range hits {
-					require.True(t, f.Match(&h.Chunk))
+				for qi := range 20 {
+					q := sparseVec(r, dim, 0.15)
+					if qi%5 == 0 {
+						q = randVec(r, dim) // a dense query too
+					}
+					hits, err := s.Search(ctx, q, f, 10)
+					require.NoError(t, err)
+					require.Equal(t, bruteForce(liveC, liveV, q, f, 10), ids(hits), "query %d", qi)
+					for _, h := range hits {
+						require.True(t, f.Match(&h.Chunk))
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 	// The column path was the one taken.
 	f := all(1)

@@ -38,6 +38,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/citebook/citebook"
@@ -66,6 +67,10 @@ type Store struct {
 	// another process commits it differs and no snapshot is saved, since
 	// memory may lack that process's rows (reload.go).
 	dataVer int64
+
+	// scans counts column scans running, so a scan fans out over the
+	// cores only when it runs alone (columns.go).
+	scans atomic.Int32
 
 	wmu sync.Mutex   // serialises writers so SQLite and memory apply in one order
 	mu  sync.RWMutex // guards everything below
@@ -467,16 +472,16 @@ func (s *Store) Search(ctx context.Context, vec []float32, f citebook.Filter, k 
 		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "search cancelled")
 	}
 	var top []scored
+	nz := nonzero(q)
 	if s.colsOnly {
 		adm := s.admitted(&f)
 		if len(adm.rows) == 0 {
 			return []citebook.Hit{}, nil
 		}
-		top = s.scoreColumns(q, nonzero(q), adm, min(k, len(adm.rows)))
+		top = s.scoreColumns(q, nz, adm, min(k, len(adm.rows)))
 	}
 	// A sparse query (the builtin embedder's) over a large scope is scored
 	// column by column, exactly; otherwise the graph or the row scan.
-	nz := nonzero(q)
 	// (A tile scan can only be cheaper when the padded non-zeros number
 	// fewer than the dimensions, so dense queries skip resolving rows.)
 	if top == nil && upper >= tileRows && len(nz) > 0 && (len(nz)+3)&^3 < s.dim {

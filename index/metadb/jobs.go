@@ -2,9 +2,7 @@ package metadb
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -97,11 +95,10 @@ func scanJob(sc scanner) (index.Job, error) {
 
 // Job returns one job or an ENOTFOUND error.
 func (d *DB) Job(ctx context.Context, id int64) (*index.Job, error) {
-	j, err := scanJob(d.db.QueryRowContext(ctx, `SELECT `+jobCols+` FROM jobs WHERE id=?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, citebook.Errorf(citebook.ENOTFOUND, "job %d not found", id)
-	} else if err != nil {
-		return nil, unavailable(err, "read job")
+	j, err := queryOne(ctx, d.db, "read job", func() error { return citebook.Errorf(citebook.ENOTFOUND, "job %d not found", id) },
+		scanJob, `SELECT `+jobCols+` FROM jobs WHERE id=?`, id)
+	if err != nil {
+		return nil, err
 	}
 	return &j, nil
 }

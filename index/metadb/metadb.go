@@ -296,6 +296,16 @@ func queryAll[T any](ctx context.Context, db *SQL, what string, scan func(scanne
 	return out, unavailable(rows.Err(), what)
 }
 
+// queryOne runs query and scans its one row with scan: no row is
+// notFound's error, any other failure EUNAVAILABLE reported as what.
+func queryOne[T any](ctx context.Context, db *SQL, what string, notFound func() error, scan func(scanner) (T, error), query string, args ...any) (T, error) {
+	v, err := scan(db.QueryRowContext(ctx, query, args...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return v, notFound()
+	}
+	return v, unavailable(err, what)
+}
+
 // affected fails with ENOTFOUND when a write matched no row, so updates of
 // unknown records are not silently ignored.
 func affected(res sql.Result, what string, notFound func() error) error {
@@ -373,11 +383,10 @@ func scanBook(sc scanner) (citebook.Book, error) {
 
 // Book returns a book or an ENOTFOUND error.
 func (d *DB) Book(ctx context.Context, id string) (*citebook.Book, error) {
-	b, err := scanBook(d.db.QueryRowContext(ctx, `SELECT `+bookCols+` FROM books WHERE id=?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, citebook.Errorf(citebook.ENOTFOUND, "book %q not found", id)
-	} else if err != nil {
-		return nil, unavailable(err, "read book")
+	b, err := queryOne(ctx, d.db, "read book", func() error { return citebook.Errorf(citebook.ENOTFOUND, "book %q not found", id) },
+		scanBook, `SELECT `+bookCols+` FROM books WHERE id=?`, id)
+	if err != nil {
+		return nil, err
 	}
 	return &b, nil
 }

@@ -331,11 +331,8 @@ func (d *DB) RequestCancel(ctx context.Context, handle string) (index.QueueEntry
 
 // Entry returns one job.
 func (d *DB) Entry(ctx context.Context, handle string) (index.QueueEntry, error) {
-	e, err := scanQueued(d.db.QueryRowContext(ctx, `SELECT `+queueCols+` FROM job_queue WHERE handle = ?`, handle))
-	if errors.Is(err, sql.ErrNoRows) {
-		return e, citebook.Errorf(citebook.ENOTFOUND, "no job %q", handle)
-	}
-	return e, unavailable(err, "job queue: read a job")
+	return queryOne(ctx, d.db, "job queue: read a job", func() error { return citebook.Errorf(citebook.ENOTFOUND, "no job %q", handle) },
+		scanQueued, `SELECT `+queueCols+` FROM job_queue WHERE handle = ?`, handle)
 }
 
 // Entries lists one book's jobs, or every queued and running job.

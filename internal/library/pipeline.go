@@ -89,7 +89,9 @@ func (l *Library) Pipeline() (*qa.Pipeline, error) {
 			deps.Answerer = qa.NewLLMAnswerer(m, c.Answerer()).Constrain(c.LLM).Timeout(c.LLM.Timeout)
 			deps.Fallback = qa.NewExtractive(analysis.Terms)
 		}
-		deps.Planner = qa.NewLLMPlanner(m)
+		if deps.Planner, err = qa.NewLLMPlanner(c.LLM); err != nil {
+			return nil, err
+		}
 		if c.usesLLM(LLMRerank) && c.Rerank.URL == "" {
 			if deps.Reranker, err = qa.NewLLMReranker(c.LLM, c.Rerank.LLM); err != nil {
 				return nil, err

@@ -348,7 +348,7 @@ function showAnswer(a) {
   answer.append(a.answer.slice(last));
   const list = $("citations");
   for (const c of a.citations) {
-    const where = [c.book_title, (c.heading_path || []).join(" › "), c.printed_page ? "p. " + c.printed_page : (c.page ? "page " + c.page : "")].filter(Boolean).join(", ");
+    const where = [c.book_title, (c.heading_path || []).join(" › "), c.printed_pages ? "pp. " + c.printed_pages : c.printed_page ? "p. " + c.printed_page : (c.page ? "page " + c.page : "")].filter(Boolean).join(", ");
     list.append(el("li", { value: c.n },
       citeButton(c, where),
       " ", el("q", {}, c.quote)));
