@@ -3,6 +3,7 @@ package qa
 import (
 	"context"
 	"log/slog"
+	"runtime"
 	"time"
 
 	"github.com/citebook/citebook"
@@ -157,6 +158,13 @@ type Options struct {
 	ContextTokens int     // token budget of the context; default 3000
 	RerankPool    int     // passages reranked, as a multiple of K; default 3
 	SplitQueries  int     // most sub-queries asked of the planner; default 5
+	// Concurrency is how many questions retrieve at once; the others wait
+	// their turn in arrival order (default GOMAXPROCS). Retrieval is pure
+	// CPU, so more at once only time-slices the cores: with 16 callers on
+	// 2 cores a search that costs 3 ms of CPU took 25 ms and more, while in
+	// turn every search waits about as long as any other (bench/load.sh:
+	// p95 33–36 → see README, issue 13).
+	Concurrency int
 	// AnswerCoverage is the IDF-weighted share of a question's key terms
 	// that the best evidence window must hold before anything is answered
 	// (see assess); default DefaultAnswerCoverage. A negative value turns
@@ -191,6 +199,7 @@ func DefaultOptions() Options {
 		MinScore:    0.2,
 		StrongScore: 0.45, LexicalRank: 3, LexicalCover: 0.6,
 		Neighbours: 1, ContextTokens: 3000, RerankPool: 3, SplitQueries: 5,
+		Concurrency:    runtime.GOMAXPROCS(0),
 		AnswerCoverage: DefaultAnswerCoverage,
 		NothingMessage: DefaultNothingMessage,
 	}
@@ -209,6 +218,7 @@ func (o Options) withDefaults() Options {
 	orDefault(&o.ContextTokens, d.ContextTokens)
 	orDefault(&o.RerankPool, d.RerankPool)
 	orDefault(&o.SplitQueries, d.SplitQueries)
+	orDefault(&o.Concurrency, d.Concurrency)
 	orDefault(&o.Depth, d.Depth)
 	orDefault(&o.VectorDepth, d.VectorDepth)
 	orDefault(&o.RouteBonus, d.RouteBonus)
@@ -246,6 +256,9 @@ type Pipeline struct {
 	// thesaurus is Options.Synonyms ready for matching.
 	thesaurus thesaurus
 	pageKinds titleIndex // Options.Statements ready for matching
+	// turns holds a token for each retrieval running (Options.Concurrency);
+	// a channel's blocked senders are served in arrival order.
+	turns chan struct{}
 }
 
 // NewPipeline checks the required dependencies and applies defaults.
@@ -272,7 +285,7 @@ func NewPipeline(deps Deps, opts Options) (*Pipeline, error) {
 		opts.Fusion = DefaultFusion(EmbedderKind(deps.Embedder.Version()))
 	}
 	return &Pipeline{deps: deps, opts: opts, log: log, thesaurus: newThesaurus(opts.Synonyms),
-		pageKinds: newTitleIndex(opts.Statements)}, nil
+		pageKinds: newTitleIndex(opts.Statements), turns: make(chan struct{}, opts.Concurrency)}, nil
 }
 
 // Options returns the pipeline's options with defaults applied, so reports

@@ -72,6 +72,17 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 		return nil, err
 	}
 	sw.lap("embed")
+	// From here on retrieval is CPU only (a remote embedder or model is
+	// done with), so it waits for its turn: see Options.Concurrency.
+	if p.turns != nil { // nil only in a Pipeline not made by NewPipeline
+		select {
+		case p.turns <- struct{}{}:
+			defer func() { <-p.turns }()
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	sw.lap("queue")
 	// The vector side keeps its depth: with the builtin embedder it only
 	// gates the threshold, and 80 cosines above the minimum let off-topic
 	// questions through (FinanceBench refusal accuracy 0.950 → 0.817).

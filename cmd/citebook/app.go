@@ -93,6 +93,7 @@ func addAnswerFlags(fs *pflag.FlagSet, c *library.Config) {
 	fs.IntVar(&c.Rerank.LLM.Chars, "rerank-chars", c.Rerank.LLM.Chars, "characters of each passage the model reads when it reranks")
 	fs.Float64Var(&c.Answer.MinScore, "min-score", c.Answer.MinScore, "vector cosine below which chunks are dropped")
 	fs.IntVar(&c.Answer.K, "k", c.Answer.K, "passages in the context")
+	fs.IntVar(&c.Answer.Concurrency, "search-concurrency", c.Answer.Concurrency, "questions retrieved at once (retrieval is CPU-bound); the others wait their turn in arrival order")
 	fs.Float64Var(&c.Answer.AnswerCoverage, "answer-coverage", c.Answer.AnswerCoverage, "IDF-weighted share of the question's key terms the best evidence must hold to answer (negative: never refuse for coverage)")
 	fs.StringVar(&c.Fusion, "fusion", c.Fusion, `fusion weights as JSON over the embedder's defaults, e.g. '{"heading":1}' (reports record the weights used)`)
 }
