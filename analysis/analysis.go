@@ -41,7 +41,7 @@ func EachTerm(s string, fn func(t []byte)) {
 		// Invalid bytes become separators first: left in place they can hide
 		// the next character from normalisation ("\xf1ĳ" kept the ĳ ligature
 		// that "ĳ" alone folds to "ij"), and a term must match itself.
-		s = norm.NFKC.String(strings.ToValidUTF8(s, " "))
+		s = norm.NFKC.String(spaceFullWidthEnds(strings.ToValidUTF8(s, " ")))
 	}
 	var (
 		buf  [64]byte
@@ -128,6 +128,26 @@ func EachTerm(s string, fn func(t []byte)) {
 	}
 	flush()
 	flushSym(len(s))
+}
+
+// spaceFullWidthEnds puts a space after each full-width sentence end
+// (！？；): NFKC folds them to ASCII punctuation, which would join the next
+// sentence's symbols into one run ("！$$" → "!$$"), while Sentences splits
+// there — and a text's terms must be its sentences' terms in turn (the
+// lexical index marks sentences in the stored term sequence).
+func spaceFullWidthEnds(s string) string {
+	if !strings.ContainsAny(s, "！？；") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for _, r := range s {
+		b.WriteRune(r)
+		if r == '！' || r == '？' || r == '；' {
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
 }
 
 // Symbol terms. Code books are about operators and markup as much as

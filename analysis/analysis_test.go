@@ -29,6 +29,10 @@ func TestTerms(t *testing.T) {
 		{`a -> b && c |> f(x) std::vector "\\" C++`, []string{"a", "->", "b", "&&", "c", "|>", "f", "x", "std", "::", "vector", `\\`, "c", "++"}},
 		{`("$$"), e.g., p. 3. ----- ... __init__ 50% a/b`, []string{"$$", "e", "g", "p", "3", "init", "50", "a", "b"}},
 		{"符号＄＄来写", []string{"符", "号", "符号", "$$", "来", "写", "来写"}},
+		// A full-width sentence end folds to "!", but ends the run as it ends
+		// the sentence (Sentences splits there): "!$$" is no term.
+		{"好！$$ 行", []string{"好", "$$", "行"}},
+		{"！!000", []string{"000"}},
 		{"(1,577) $ 12,345,678 1,2,3 2018,2019 a,123", []string{"1577", "12345678", "1", "2", "3", "2018", "2019", "a", "123"}},
 	}
 	for _, tt := range tests {
