@@ -62,13 +62,7 @@ func (c *countingTerms) Holds(ch *citebook.Chunk, want []string) (uint64, bool) 
 }
 
 func (c *countingTerms) ChunkSentences(ch *citebook.Chunk, want []string, fn func(int, int, func() string)) bool {
-	ok := c.src.ChunkSentences(ch, want, fn)
-	if ok {
-		c.held.Add(1)
-	} else {
-		c.missed.Add(1)
-	}
-	return ok
+	return c.count(c.src.ChunkSentences(ch, want, fn))
 }
 
 type countingTerms struct {
@@ -77,7 +71,11 @@ type countingTerms struct {
 }
 
 func (c *countingTerms) ChunkTerms(ch *citebook.Chunk, want []string, fn func(int, bool, func() string)) bool {
-	ok := c.src.ChunkTerms(ch, want, fn)
+	return c.count(c.src.ChunkTerms(ch, want, fn))
+}
+
+// count tallies whether the index held the chunk as asked.
+func (c *countingTerms) count(ok bool) bool {
 	if ok {
 		c.held.Add(1)
 	} else {

@@ -397,18 +397,30 @@ type queries struct {
 	Queries []string `json:"queries"`
 }
 
-// SubQueries returns 1–5 sub-queries.
-func (p *LLMPlanner) SubQueries(ctx context.Context, question string) ([]string, error) {
+// askQueries sends question under the system prompt and reads the first
+// queries object in the reply that accept takes (nil: any); what names the
+// reply in the error when there is none.
+func (c *chatCall) askQueries(ctx context.Context, system, question string, maxTokens int, accept func(queries) bool, what string) ([]string, error) {
 	msgs := []llms.MessageContent{
-		llms.TextParts(llms.ChatMessageTypeSystem, planSystem),
+		llms.TextParts(llms.ChatMessageTypeSystem, system),
 		llms.TextParts(llms.ChatMessageTypeHuman, question),
 	}
-	text, err := p.call.reply(ctx, msgs, queriesSchema(), 300)
+	text, err := c.reply(ctx, msgs, queriesSchema(), maxTokens)
 	if err != nil {
 		return nil, err
 	}
-	if out, ok := decodeFirst(text, func(q queries) bool { return len(q.Queries) > 0 }); ok {
-		return out.Queries[:min(len(out.Queries), p.max)], nil
+	out, ok := decodeFirst(text, accept)
+	if !ok {
+		return nil, citebook.Errorf(citebook.EUNAVAILABLE, "no %s JSON in the model's reply", what)
 	}
-	return nil, citebook.Errorf(citebook.EUNAVAILABLE, "no sub-queries JSON in the model reply")
+	return out.Queries, nil
+}
+
+// SubQueries returns 1–5 sub-queries.
+func (p *LLMPlanner) SubQueries(ctx context.Context, question string) ([]string, error) {
+	qs, err := p.call.askQueries(ctx, planSystem, question, 300, func(q queries) bool { return len(q.Queries) > 0 }, "sub-queries")
+	if err != nil {
+		return nil, err
+	}
+	return qs[:min(len(qs), p.max)], nil
 }

@@ -237,19 +237,11 @@ func NewLLMRewriter(cfg ModelConfig) (*LLMRewriter, error) {
 
 // Rewrite returns up to two short queries, neither equal to the question.
 func (r *LLMRewriter) Rewrite(ctx context.Context, question string) ([]string, error) {
-	msgs := []llms.MessageContent{
-		llms.TextParts(llms.ChatMessageTypeSystem, rewriteSystem),
-		llms.TextParts(llms.ChatMessageTypeHuman, question),
-	}
-	text, err := r.call.reply(ctx, msgs, queriesSchema(), 80)
+	qs, err := r.call.askQueries(ctx, rewriteSystem, question, 80, nil, "queries")
 	if err != nil {
 		return nil, err
 	}
-	out, ok := decodeFirst[queries](text, nil)
-	if !ok {
-		return nil, citebook.Errorf(citebook.EUNAVAILABLE, "no queries JSON in the model's reply")
-	}
-	return cleanRewrites(question, out.Queries), nil
+	return cleanRewrites(question, qs), nil
 }
 
 // cleanRewrites keeps non-empty, distinct rewrites that differ from the

@@ -32,16 +32,9 @@ func (x *Index) ChunkTerms(c *citebook.Chunk, want []string, fn func(w int, head
 	ids, mask := x.wantIDs(want, buf[:0])
 	var id int32
 	name := func() string { return x.vocab[id] }
-	seq, head := row.seq, int(row.head)
-	for i := 0; len(seq) > 0; {
-		v, n := uint64(seq[0]), 1
-		if v >= 0x80 {
-			v, n = nextCode(seq)
-		}
-		if n <= 0 || v > uint64(len(x.vocab)) {
-			return true // putCounted and the snapshot's loader check every sequence
-		}
-		seq = seq[n:]
+	cs, head := x.codes(row), int(row.head)
+	i := 0
+	for v, ok := cs.next(); ok; v, ok = cs.next() {
 		if v == sentMark {
 			continue
 		}
@@ -78,16 +71,9 @@ func (x *Index) ChunkSentences(c *citebook.Chunk, want []string, fn func(w, sent
 	ids, mask := x.wantIDs(want, buf[:0])
 	var id int32
 	name := func() string { return x.vocab[id] }
-	seq, head := row.seq, int(row.head)
-	for i := 0; len(seq) > 0; {
-		v, n := uint64(seq[0]), 1
-		if v >= 0x80 {
-			v, n = nextCode(seq)
-		}
-		if n <= 0 || v > uint64(len(x.vocab)) {
-			return true // putCounted and the snapshot's loader check every sequence
-		}
-		seq = seq[n:]
+	cs, head := x.codes(row), int(row.head)
+	i := 0
+	for v, ok := cs.next(); ok; v, ok = cs.next() {
 		if v == sentMark {
 			sent++
 			continue
@@ -147,10 +133,47 @@ func wanted(ids []int32, mask uint64, id int32) int {
 	return -1
 }
 
+// codeReader walks a row's stored term sequence (see codes).
+type codeReader struct {
+	seq []byte
+	max uint64 // the largest code the vocabulary holds
+}
+
+// codes reads row's term sequence. Callers hold mu.
+func (x *Index) codes(row *lrow) codeReader {
+	return codeReader{seq: row.seq, max: uint64(len(x.vocab))}
+}
+
+// next returns the next code (a term ID + 1, or sentMark); false at the
+// end, and at a code the vocabulary cannot hold, which stops the walk
+// (putCounted and the snapshot's loader check every sequence).
+// One-byte codes, most of a sequence, take the inlined path.
+func (r *codeReader) next() (uint64, bool) {
+	if len(r.seq) > 0 && r.seq[0] < 0x80 && uint64(r.seq[0]) <= r.max {
+		v := uint64(r.seq[0])
+		r.seq = r.seq[1:]
+		return v, true
+	}
+	return r.long()
+}
+
+// long is next for a longer code, the end, or a bad code.
+func (r *codeReader) long() (uint64, bool) {
+	if len(r.seq) == 0 {
+		return 0, false
+	}
+	v, n := nextCode(r.seq)
+	if n <= 0 || v > r.max {
+		return 0, false
+	}
+	r.seq = r.seq[n:]
+	return v, true
+}
+
 // nextCode decodes the first code of seq and its length in bytes (n <= 0:
 // malformed): two-byte codes (IDs below 16383: most terms of most books)
-// inline, longer ones through binary.Uvarint. Callers decode one-byte
-// codes themselves.
+// inline, longer ones through binary.Uvarint. codeReader.next decodes
+// one-byte codes itself.
 func nextCode(seq []byte) (v uint64, n int) {
 	if len(seq) > 1 && seq[1] < 0x80 {
 		return uint64(seq[0]&0x7f) | uint64(seq[1])<<7, 2
