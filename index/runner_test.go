@@ -190,16 +190,17 @@ func TestRunnerCancel(t *testing.T) {
 
 	running, err := r.Submit(ctx, citebook.BookInput{BookID: "huge", Tenant: "acme", Path: bookFile(t, dir, "huge.md"), Owned: true})
 	require.NoError(t, err)
+	// The queue orders jobs queued in the same millisecond by handle, so
+	// the next job is queued only once this one holds the one worker.
+	require.Eventually(t, func() bool {
+		j, _ := r.Job(ctx, running.Handle)
+		return j.Status == citebook.JobRunning
+	}, 5*time.Second, 5*time.Millisecond)
 	queued, err := r.Submit(ctx, citebook.BookInput{BookID: "later", Tenant: "acme", Path: bookFile(t, dir, "later.md"), Owned: true})
 	require.NoError(t, err)
 	mine := bookFile(t, dir, "huge-mine.md")
 	notOwned, err := r.Submit(ctx, citebook.BookInput{BookID: "huge-mine", Tenant: "acme", Path: mine})
 	require.NoError(t, err)
-
-	require.Eventually(t, func() bool {
-		j, _ := r.Job(ctx, running.Handle)
-		return j.Status == citebook.JobRunning
-	}, 5*time.Second, 5*time.Millisecond)
 
 	j, err := r.Cancel(ctx, queued.Handle)
 	require.NoError(t, err)
