@@ -47,9 +47,28 @@ type Answerer interface {
 	Answer(ctx context.Context, question string, context []ContextChunk) (Draft, error)
 }
 
-// WeightedAnswerer is an Answerer that can use the pipeline's weights of
-// the question's key terms (IDF over the scope searched) instead of
-// guessing them from the context; the extractive answerer is one.
+// WeightedAnswerer is an Answerer that can use what the pipeline knows of
+// the question's key terms (their IDF over the scope searched, the
+// vocabulary's other names for them) instead of guessing from the context;
+// the extractive answerer is one.
 type WeightedAnswerer interface {
-	AnswerWeighted(ctx context.Context, question string, context []ContextChunk, weights map[string]float64) (Draft, error)
+	AnswerWeighted(ctx context.Context, question string, context []ContextChunk, ev Evidence) (Draft, error)
+}
+
+// Evidence is the pipeline's knowledge of a question's key terms.
+type Evidence struct {
+	// Weights maps the key terms to their IDF in scope; nil: unknown.
+	Weights map[string]float64
+	// Aliases are the other names of the phrases the question names from
+	// the vocabulary (Options.Synonyms): a text holding an alias holds the
+	// question's phrase ("Purchases of property, plant and equipment" is
+	// the cash flow statement's line for "capital expenditure").
+	Aliases []Alias
+}
+
+// Alias says that a text holding every one of Phrase's terms holds Terms,
+// the question's terms of the phrase it names.
+type Alias struct {
+	Terms  []string
+	Phrase []string
 }

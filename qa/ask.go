@@ -104,7 +104,7 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 	tr.Statements, tr.Unsupported, tr.NotSupported = res.Total, res.Unsupported, res.NotSupported
 	tr.Rejected, tr.Snapped = res.Rejected, res.Snapped
 	ans.Answer, ans.Refused, ans.Citations = res.Answer, res.Refused, res.Citations
-	p.stillAnswers(&res, tr)
+	p.stillAnswers(&res, tr, inContext)
 	if res.Refused && res.Total > 0 && p.deps.Fallback != nil && tr.Guards.Fallback == "" {
 		// Nothing the model said survived verification: the extractive
 		// answer, verified by construction, stands in for it. Its own
@@ -116,7 +116,7 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 			res = citation.Verify(fb.Statements, inContext, nil, titles, citation.SupportCheck{Content: p.contentTerms})
 			tr.Answerability.Answerable, tr.Answerability.Code, tr.Answerability.Reason = true, CodeAnswered, ""
 			ans.Answer, ans.Refused, ans.Citations = res.Answer, res.Refused, res.Citations
-			p.stillAnswers(&res, tr)
+			p.stillAnswers(&res, tr, inContext)
 		}
 	}
 	if res.Refused {
@@ -231,7 +231,9 @@ func (p *Pipeline) geometry(ctx context.Context, cits []citebook.Citation) map[s
 // takes them.
 func (p *Pipeline) draft(ctx context.Context, a Answerer, tr *Trace, chunks []ContextChunk) (Draft, error) {
 	if wa, ok := a.(WeightedAnswerer); ok && len(tr.Answerability.weights) > 0 {
-		return wa.AnswerWeighted(ctx, tr.Question, chunks, tr.Answerability.weights)
+		return wa.AnswerWeighted(ctx, tr.Question, chunks, Evidence{
+			Weights: tr.Answerability.weights, Aliases: p.thesaurus.aliases(tr.Question),
+		})
 	}
 	return a.Answer(ctx, tr.Question, chunks)
 }

@@ -38,7 +38,7 @@ func TestExtractiveSameAnswerEveryRun(t *testing.T) {
 	weights := keyWeights(first)
 	e := NewExtractive(analysis.Terms)
 	for i := 0; i < runs; i++ {
-		d, err := e.AnswerWeighted(context.Background(), "Why mention the default contrasts?", []ContextChunk{chunk}, weights)
+		d, err := e.AnswerWeighted(context.Background(), "Why mention the default contrasts?", []ContextChunk{chunk}, Evidence{Weights: weights})
 		require.NoError(t, err)
 		require.Len(t, d.Statements, 1, "run %d: %+v", i, d.Statements)
 		require.Equal(t, first, d.Statements[0].Citations[0].Quote)
@@ -74,7 +74,7 @@ func TestStillAnswersSameVerdictEveryRun(t *testing.T) {
 		res := &citation.Result{Total: 1, Kept: []citation.KeptStatement{{Text: quote,
 			Quotes: []citebook.Citation{{ChunkID: "c1", Quote: quote}}}}}
 		tr := &Trace{Answerability: Answerability{Answerable: true, Code: CodeAnswered, Bar: hi / answerShare, weights: weights}}
-		p.stillAnswers(res, tr)
+		p.stillAnswers(res, tr, nil)
 		verdicts[res.Refused]++
 	}
 	require.Len(t, verdicts, 1, "refused/answered counts over %d runs: %v", runs, verdicts)

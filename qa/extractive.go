@@ -38,12 +38,16 @@ const ExtractiveModel = "extractive"
 // Answer weighs the question's terms by their rarity in the context itself;
 // the pipeline calls AnswerWeighted with weights from the whole scope.
 func (e *Extractive) Answer(ctx context.Context, question string, chunks []ContextChunk) (Draft, error) {
-	return e.AnswerWeighted(ctx, question, chunks, nil)
+	return e.AnswerWeighted(ctx, question, chunks, Evidence{})
 }
 
 type sentence struct {
 	text  string
 	terms map[string]bool
+	// own are a table row's terms without its table's (nil: prose): a row
+	// answers only when it names something the question asks about
+	// itself, not merely by standing in the statement the question names.
+	own map[string]bool
 }
 
 // AnswerWeighted quotes the best passage. weights maps key terms to their
@@ -51,19 +55,50 @@ type sentence struct {
 // their rarity among the context's sentences. A passage's score is its
 // weighted coverage, discounted by the rank of its chunk's passage and, past
 // 300 bytes, by length, so the shortest window that holds the answer wins.
-func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks []ContextChunk, weights map[string]float64) (Draft, error) {
+func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks []ContextChunk, ev Evidence) (Draft, error) {
 	d := Draft{Model: ExtractiveModel, Statements: []Statement{}}
+	weights := ev.Weights
 	var all []chunkSents
 	nsent := 0
 	for _, c := range chunks {
 		cs := chunkSents{c: c}
-		for _, s := range analysis.Sentences(c.Chunk.Text) {
+		units, context := analysis.Sentences(c.Chunk.Text), map[string]bool(nil)
+		if t := splitTable(c.Chunk.Text); t != nil {
+			// A table's row is its unit: the whole table is one
+			// "sentence" too long to quote, and a row means what its
+			// table's title and column header say ("2018" is in the
+			// header, "cash flows" in the title), so it holds their terms.
+			units, context, cs.table, cs.header = t.rows, rowContext(&c.Chunk, t, e.terms), true, t.header
+		}
+		var label map[string]bool // the table's last line without figures
+		for _, s := range units {
+			if cs.table {
+				if n, _, _ := lineFigures(s); n == 0 {
+					// "Cash Flows from Investing Activities", "Cost of
+					// revenue:": a label of the rows below it, which
+					// hold its terms; no answer in itself.
+					label = analysis.TermSet(e.terms(s))
+					cs.sents = append(cs.sents, sentence{})
+					continue
+				}
+			}
 			if utf8.RuneCountInString(s) < 12 || len(s) > 800 || leaderShare(s) > 0.2 || isCode(s) {
 				// A break in the passage: windows never span it.
 				cs.sents = append(cs.sents, sentence{})
 				continue
 			}
-			cs.sents = append(cs.sents, sentence{text: s, terms: analysis.TermSet(e.terms(s))})
+			terms := withAliases(analysis.TermSet(e.terms(s)), ev.Aliases)
+			var own map[string]bool
+			if cs.table {
+				own = maps.Clone(terms)
+			}
+			for t := range context {
+				terms[t] = true
+			}
+			for t := range label {
+				terms[t] = true
+			}
+			cs.sents = append(cs.sents, sentence{text: s, terms: withAliases(terms, ev.Aliases), own: own})
 			nsent++
 		}
 		all = append(all, cs)
@@ -132,6 +167,10 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 type chunkSents struct {
 	c     ContextChunk
 	sents []sentence
+	// table says the chunk is a table, its units rows; header holds its
+	// column header lines, quoted before its row.
+	table  bool
+	header []string
 }
 
 // bestPassage finds the window of up to maxSentence consecutive sentences
@@ -173,9 +212,13 @@ func (e *Extractive) bestPassage(all []chunkSents, weights map[string]float64, g
 			size := 0
 			prevCov := 0.0
 			numeric := false
-			for j := i; j < min(len(cs.sents), i+e.maxSentence); j++ {
+			width := e.maxSentence
+			if cs.table {
+				width = 1 // a row is a passage; the next row is another line item
+			}
+			for j := i; j < min(len(cs.sents), i+width); j++ {
 				s := cs.sents[j]
-				if s.text == "" {
+				if s.text == "" || s.own != nil && !holdsAny(s.own, weights) {
 					break
 				}
 				size += len(s.text)
@@ -224,6 +267,14 @@ func (e *Extractive) bestPassage(all []chunkSents, weights map[string]float64, g
 // only the lead-in to the second.
 func (e *Extractive) passage(out []Statement, cs *chunkSents, from, to int) []Statement {
 	sents := cs.sents[from : to+1]
+	if len(cs.header) > 0 {
+		// A row's numbers read only under their column header ("2018
+		// 2017 2016"), so the header is quoted first, from the same chunk.
+		h := strings.Join(cs.header, "\n")
+		if strings.Contains(cs.c.Chunk.Text, h) && !strings.Contains(sents[0].text, h) {
+			out = append(out, Statement{Text: readable(h), Citations: []Claim{{ChunkID: cs.c.Chunk.ID, Quote: h}}})
+		}
+	}
 	quote := passageText(cs.c.Chunk.Text, sents[0].text, sents[len(sents)-1].text)
 	if quote == "" {
 		for _, s := range sents {
@@ -249,6 +300,16 @@ func partWeights(weights map[string]float64, part string, terms func(string) []s
 		}
 	}
 	return out
+}
+
+// holdsAny reports whether terms hold a term of positive weight.
+func holdsAny(terms map[string]bool, weights map[string]float64) bool {
+	for t := range terms {
+		if weights[t] > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // windowCover is the weighted share of weights the sentences hold.

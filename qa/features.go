@@ -128,6 +128,7 @@ func boost(f *queryFeatures, cands []*candidate, w Fusion) {
 		for _, t := range f.titles {
 			if strings.Contains(head, t) {
 				c.own += w.Heading
+				c.titled = true
 				break
 			}
 		}

@@ -26,6 +26,9 @@ type candidate struct {
 	seenVec, seenLex int
 	// kept says the candidate passed the threshold (see threshold).
 	kept bool
+	// titled says its heading path names a statement or phrase the
+	// question names (see boost).
+	titled bool
 	// xScore is BM25 of the expanded query, when xFound (see fuse).
 	xScore float64
 	xFound bool

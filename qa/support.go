@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/citation"
 )
@@ -27,7 +28,12 @@ const answerShare = 0.5
 // hold a share (answerShare) of what the answerability bar asks of the
 // context. A model that answered a different question with genuine,
 // supporting quotes is caught here.
-func (p *Pipeline) stillAnswers(res *citation.Result, tr *Trace) {
+//
+// A quote of a table's row holds what its table's title and header say
+// (rowContext), and a quote holding an alias of a phrase the question names
+// holds that phrase (Evidence.Aliases), as the extractive answerer counts
+// them; context gives the quoted chunks.
+func (p *Pipeline) stillAnswers(res *citation.Result, tr *Trace, context map[string]citebook.Chunk) {
 	a := &tr.Answerability
 	if res.Refused {
 		a.Answerable = false
@@ -45,12 +51,22 @@ func (p *Pipeline) stillAnswers(res *citation.Result, tr *Trace) {
 		return
 	}
 	var quotes []string
+	cited := map[string]bool{}
 	for _, k := range res.Kept {
 		for _, c := range k.Quotes {
 			quotes = append(quotes, c.Quote)
+			cited[c.ChunkID] = true
 		}
 	}
 	have := analysis.TermSet(p.deps.Terms(strings.Join(quotes, "\n")))
+	for _, id := range slices.Sorted(maps.Keys(cited)) {
+		if c, ok := context[id]; ok {
+			for t := range rowContext(&c, splitTable(c.Text), p.deps.Terms) {
+				have[t] = true
+			}
+		}
+	}
+	have = withAliases(have, p.thesaurus.aliases(tr.Question))
 	// In a fixed order: a sum in map order varies in its last bits from run
 	// to run, enough to flip the verdict at the bar.
 	total, got, n := 0.0, 0.0, 0

@@ -100,6 +100,31 @@ func newThesaurus(groups [][]string) thesaurus {
 	return out
 }
 
+// aliases lists, for each group the question names, every other phrase of
+// the group as a stand-in for the named phrase's content terms. Terms and
+// phrases are content terms (analysis.ContentTerms), as key terms are.
+func (th thesaurus) aliases(question string) []Alias {
+	qterms := " " + strings.Join(analysis.Terms(question), " ") + " "
+	var out []Alias
+	for _, g := range th {
+		for _, named := range g {
+			if !strings.Contains(qterms, named.terms) {
+				continue
+			}
+			own := analysis.ContentTerms(strings.Fields(named.terms))
+			for _, s := range g {
+				if s.terms == named.terms {
+					continue
+				}
+				if ph := analysis.ContentTerms(strings.Fields(s.terms)); len(ph) > 0 && len(own) > 0 {
+					out = append(out, Alias{Terms: own, Phrase: ph})
+				}
+			}
+		}
+	}
+	return out
+}
+
 // related lists the phrases of the groups the question names (by any of
 // their phrases) that the question does not already hold, in vocabulary
 // order.

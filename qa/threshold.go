@@ -26,6 +26,11 @@ import (
 //     the query's terms, weighed by their rarity in scope (exact names and
 //     numbers that embeddings blur; "Debian" in every chunk of the Debian
 //     reference is not what makes a chunk about the question), or
+//   - the question names a statement or vocabulary phrase that is the
+//     chunk's heading ("the cash flow statement": a page titled
+//     "Consolidated Statement of Cash Flows"), the keyword side found it
+//     and the fusion ranks it near the top: a table's rows hold few of the
+//     question's words, so coverage cannot see what its title says, or
 //   - the scope is small (every chunk of it was a candidate: one article)
 //     and the keyword side ranked it near the top with as many shared terms
 //     as a moderate cosine needs: with a handful of chunks, cosine ranks
@@ -81,6 +86,14 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 		case c.vecRank > 0 && c.vecScore >= min && matched(terms()) >= need:
 			kept = append(kept, c)
 		case c.seenLex > 0 && (c.seenLex <= p.opts.LexicalRank || ci < p.opts.LexicalRank) && weightedCoverage(qterms, weights, terms()) >= p.opts.LexicalCover:
+			kept = append(kept, c)
+		case c.titled && c.seenLex > 0 && ci < p.opts.LexicalRank:
+			// The question names a statement ("the cash flow statement")
+			// or a vocabulary phrase, this chunk's headings are that
+			// statement, and the fusion ranks it near the top: a table's
+			// rows hold few of the question's words ("capital
+			// expenditure" is "Purchases of property, plant and
+			// equipment" there), so coverage cannot see what its title says.
 			kept = append(kept, c)
 		case c.seenLex > 0 && c.seenLex <= p.opts.LexicalRank && len(symbols) > 0 && holdsEvery(symbols, terms()):
 			// The question types a symbol on its own ("$$"): it is what

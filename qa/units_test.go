@@ -244,6 +244,26 @@ func testThreshold(t *testing.T, p *Pipeline) {
 	kept, _ = p.threshold("as.integer digits coercion", ahead, 0.2, false, nil)
 	require.NotContains(t, kept, low, "low keyword hit")
 
+	// A statement page whose heading the question names ("the cash flow
+	// statement") holds few of its words in its rows: kept when the fusion
+	// ranks it among the first, not when it only shares words, and not
+	// behind three passages ranked higher.
+	q := "What was the FY2018 capital expenditure amount, as shown in the cash flow statement?"
+	stmt := func() *candidate {
+		s := c("s", "(Millions) 2018 2017\nPurchases of property, plant and equipment (1,577) (1,373)", 0, 0, 44)
+		s.titled = true
+		return s
+	}
+	kept, _ = p.threshold(q, []*candidate{stmt()}, 0.2, false, nil)
+	require.Len(t, kept, 1, "titled statement page fused first")
+	untitled := stmt()
+	untitled.titled = false
+	kept, _ = p.threshold(q, []*candidate{untitled}, 0.2, false, nil)
+	require.Empty(t, kept, "the same rows without the named title")
+	late := stmt()
+	kept, _ = p.threshold(q, []*candidate{c("x1", "nothing", 0, 0, 1), c("x2", "nothing", 0, 0, 2), c("x3", "nothing", 0, 0, 3), late}, 0.2, false, nil)
+	require.NotContains(t, kept, late, "titled but fused fourth")
+
 	// In a scope of a few chunks (one article) a top keyword hit sharing
 	// enough terms is kept on any cosine; in a book it needs most terms.
 	art := c("j", "乡里制是中国古代农村社会基层组织体系", 0.05, 1, 1)
@@ -313,12 +333,12 @@ func TestExtractiveRanksByRetrieval(t *testing.T) {
 	near := ContextChunk{Chunk: citebook.Chunk{ID: "near", Text: "Old names with non-ASCII characters may be in legacy encodings. Please convert the text to UTF-8 with conversion tools."}, Rank: 1, Retrieved: 2}
 	// The neighbour holds almost as much of the question (5.0 against 5.2).
 	w := map[string]float64{"convert": 1, "plain": 1.2, "ascii": 1, "text": 1, "file": 1, "utf": 1, "8": 1, "take": 1, "space": 1}
-	d, err := e.AnswerWeighted(context.Background(), q, []ContextChunk{near, gold}, w)
+	d, err := e.AnswerWeighted(context.Background(), q, []ContextChunk{near, gold}, Evidence{Weights: w})
 	require.NoError(t, err)
 	require.NotEmpty(t, d.Statements)
 	require.Equal(t, "gold", d.Statements[0].Citations[0].ChunkID)
 	gold.Retrieved = 0 // the reranked order alone
-	d, err = e.AnswerWeighted(context.Background(), q, []ContextChunk{near, gold}, w)
+	d, err = e.AnswerWeighted(context.Background(), q, []ContextChunk{near, gold}, Evidence{Weights: w})
 	require.NoError(t, err)
 	require.Equal(t, "near", d.Statements[0].Citations[0].ChunkID)
 

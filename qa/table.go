@@ -1,0 +1,126 @@
+package qa
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/analysis"
+)
+
+// A financial statement or any other table arrives from the parser as one
+// line per row ("Purchases of property, plant and equipment (PP&E) (1,577)
+// (1,373) (1,420)") under a line of column headings ("(Millions) 2018 2017
+// 2016"). Sentence splitting sees it as one long run without full stops.
+
+// table is a chunk's text read as a table: its rows in order and the column
+// header lines before the first row.
+type table struct {
+	header []string
+	rows   []string
+}
+
+// tableNumber matches one figure of a row: digits with thousands
+// separators or a decimal part, optionally in parentheses (negative), a
+// sign, a currency or a percent sign; or a dash standing for nil.
+var tableNumber = regexp.MustCompile(`^[(\-−–$€£¥]*\d[\d,]*(\.\d+)?[)%]*$|^[—–-]$`)
+
+// yearLike matches a column heading that is a year (fiscal 2018, 2017).
+var yearLike = regexp.MustCompile(`^\(?(19|20)\d\d\)?$`)
+
+// minTableRows is how many lines of figures make a text a table.
+const minTableRows = 4
+
+// splitTable reads text as a table when most of its lines end in figures
+// (at least minTableRows of them, and at least three in five of its lines);
+// nil otherwise. Header lines are the lines before the first row whose
+// figures are years, with at most one other figure ("December 31, 2021
+// 2020") and few words ("(Millions) 2018 2017 2016").
+func splitTable(text string) *table {
+	lines := strings.Split(text, "\n")
+	var t table
+	figures, nonEmpty := 0, 0
+	started := false
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if l == "" {
+			continue
+		}
+		nonEmpty++
+		nums, years, words := lineFigures(l)
+		if !started && years > 0 && nums-years <= 1 && words <= 3 {
+			t.header = append(t.header, l)
+			continue
+		}
+		if nums >= 1 && words > 0 {
+			figures++
+		}
+		started = true
+		t.rows = append(t.rows, l)
+	}
+	if figures < minTableRows || figures*5 < nonEmpty*3 {
+		return nil
+	}
+	return &t
+}
+
+// lineFigures counts a line's trailing figures (those after its last word),
+// how many of them are years, and its words before them.
+func lineFigures(l string) (nums, years, words int) {
+	fields := strings.Fields(l)
+	i := len(fields)
+	for i > 0 {
+		f := fields[i-1]
+		if f == "$" || f == "%" {
+			i--
+			continue
+		}
+		if !tableNumber.MatchString(f) {
+			break
+		}
+		nums++
+		if yearLike.MatchString(f) {
+			years++
+		}
+		i--
+	}
+	for _, f := range fields[:i] {
+		if strings.IndexFunc(f, unicode.IsLetter) >= 0 {
+			words++
+		}
+	}
+	return nums, years, words
+}
+
+// withAliases adds to a text's term set the question's terms of every
+// alias it holds whole (see Alias).
+func withAliases(terms map[string]bool, aliases []Alias) map[string]bool {
+	for _, a := range aliases {
+		holds := true
+		for _, t := range a.Phrase {
+			if !terms[t] {
+				holds = false
+				break
+			}
+		}
+		if holds {
+			for _, t := range a.Terms {
+				terms[t] = true
+			}
+		}
+	}
+	return terms
+}
+
+// rowContext is what every row of a table chunk holds besides its own
+// words: the terms of its heading path (the statement's title), its column
+// header lines and its index-only context (a continued table's header), as
+// terms segments them; nil for a chunk that is no table (t nil).
+func rowContext(c *citebook.Chunk, t *table, terms func(string) []string) map[string]bool {
+	if t == nil {
+		return nil
+	}
+	parts := append(append(append([]string{}, c.HeadingPath...), t.header...), c.IndexContext)
+	return analysis.TermSet(terms(strings.Join(parts, "\n")))
+}
