@@ -70,7 +70,7 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 			// header, "cash flows" in the title), so it holds their terms.
 			units, context, cs.table, cs.header = t.rows, rowContext(&c.Chunk, t, e.terms), true, t.header
 		}
-		var label map[string]bool // the table's last line without figures
+		var label map[string]bool // the table's last line without figures, until a total
 		for _, s := range units {
 			if cs.table {
 				if n, _, _ := lineFigures(s); n == 0 {
@@ -97,6 +97,9 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 			}
 			for t := range label {
 				terms[t] = true
+			}
+			if cs.table && strings.HasPrefix(strings.ToLower(s), "total") {
+				label = nil // "Total cost of revenue" closes the rows under "Cost of revenue:"
 			}
 			cs.sents = append(cs.sents, sentence{text: s, terms: withAliases(terms, ev.Aliases), own: own})
 			nsent++

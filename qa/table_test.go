@@ -93,3 +93,20 @@ func TestAliases(t *testing.T) {
 	require.True(t, withAliases(terms, got)["capex"])
 	require.False(t, withAliases(analysis.TermSet(analysis.Terms("Purchases of treasury stock")), got)["capex"])
 }
+
+// TestExtractiveLabelEndsAtTotal: the rows under a label ("Cost of
+// revenue:") hold its terms up to their total, not the rows after it, so
+// "COGS" is answered by the total cost of revenue, not by the operating
+// income two rows below (figures made up).
+func TestExtractiveLabelEndsAtTotal(t *testing.T) {
+	q := "What is the FY2016 COGS for the company, using the statement of income?"
+	text := "Year Ended June 30, 2016 2015 2014\nRevenue:\nProduct $ 60,100 $ 74,000 $ 71,200\nService and other 22,800 17,100 13,200\nTotal revenue 82,900 91,100 84,400\nCost of revenue:\nProduct 17,100 20,900 16,200\nService and other 14,300 11,200 10,100\nTotal cost of revenue 31,400 32,100 26,300\nGross margin 51,500 59,000 58,100\nOperating income 19,800 17,900 27,100"
+	c := ContextChunk{Chunk: citebook.Chunk{ID: "is", Text: text, HeadingPath: []string{"Financial statements", "INCOME STATEMENTS"}}, Rank: 1}
+	w := map[string]float64{"cog": 5, "statement": 1, "income": 1, "2016": 2, "company": 0.5}
+	ev := Evidence{Weights: w, Aliases: newThesaurus(DefaultSynonyms).aliases(q)}
+	d, err := NewExtractive(analysis.Terms).AnswerWeighted(context.Background(), q, []ContextChunk{c}, ev)
+	require.NoError(t, err)
+	require.Len(t, d.Statements, 2)
+	require.Equal(t, "Year Ended June 30, 2016 2015 2014", d.Statements[0].Citations[0].Quote)
+	require.Equal(t, "Total cost of revenue 31,400 32,100 26,300", d.Statements[1].Citations[0].Quote)
+}

@@ -79,6 +79,16 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 		// relevant.
 		routedOnly := c.seenVec == 0 && c.seenLex == 0 || c.vecRank > 0 && c.seenVec == 0
 		switch {
+		case c.titled && c.lexRank > 0 && ci < p.opts.LexicalRank:
+			// The question names a statement ("the cash flow statement")
+			// or a vocabulary phrase, this chunk's headings are that
+			// statement, and the fusion ranks it near the top: a table's
+			// rows hold few of the question's words ("capital
+			// expenditure" is "Purchases of property, plant and
+			// equipment" there), so coverage cannot see what its title says.
+			// It may be a hit of the routed books alone: the question names
+			// the filing ("3M's FY2018 …") as well as the statement.
+			kept = append(kept, c)
 		case routedOnly && !(c.vecScore >= strong || coverage(terms()) >= p.opts.LexicalCover):
 			dropped = append(dropped, c)
 		case c.vecRank > 0 && c.vecScore >= strong:
@@ -86,14 +96,6 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 		case c.vecRank > 0 && c.vecScore >= min && matched(terms()) >= need:
 			kept = append(kept, c)
 		case c.seenLex > 0 && (c.seenLex <= p.opts.LexicalRank || ci < p.opts.LexicalRank) && weightedCoverage(qterms, weights, terms()) >= p.opts.LexicalCover:
-			kept = append(kept, c)
-		case c.titled && c.seenLex > 0 && ci < p.opts.LexicalRank:
-			// The question names a statement ("the cash flow statement")
-			// or a vocabulary phrase, this chunk's headings are that
-			// statement, and the fusion ranks it near the top: a table's
-			// rows hold few of the question's words ("capital
-			// expenditure" is "Purchases of property, plant and
-			// equipment" there), so coverage cannot see what its title says.
 			kept = append(kept, c)
 		case c.seenLex > 0 && c.seenLex <= p.opts.LexicalRank && len(symbols) > 0 && holdsEvery(symbols, terms()):
 			// The question types a symbol on its own ("$$"): it is what

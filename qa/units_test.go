@@ -260,6 +260,11 @@ func testThreshold(t *testing.T, p *Pipeline) {
 	untitled.titled = false
 	kept, _ = p.threshold(q, []*candidate{untitled}, 0.2, false, nil)
 	require.Empty(t, kept, "the same rows without the named title")
+	routed := stmt()
+	routed.seenLex = 0 // found by the search of the routed filing alone
+	routed.lexRank = 5
+	kept, _ = p.threshold(q, []*candidate{routed}, 0.2, false, nil)
+	require.Len(t, kept, 1, "titled statement page of the routed filing")
 	late := stmt()
 	kept, _ = p.threshold(q, []*candidate{c("x1", "nothing", 0, 0, 1), c("x2", "nothing", 0, 0, 2), c("x3", "nothing", 0, 0, 3), late}, 0.2, false, nil)
 	require.NotContains(t, kept, late, "titled but fused fourth")
