@@ -377,21 +377,26 @@ type window struct {
 	terms map[string]bool
 }
 
-// windows cuts the context into runs of up to span sentences.
-func windows(chunks []ContextChunk, terms func(string) []string, span int) []window {
+// windows cuts the context into runs of up to span units (chunkUnits: a
+// table's row is a window alone), holding the question's phrases by their
+// aliases too.
+func windows(chunks []ContextChunk, terms func(string) []string, aliases []Alias, span int) []window {
 	var out []window
 	for _, c := range chunks {
-		sents := analysis.Sentences(c.Chunk.Text)
-		sets := make([]map[string]bool, len(sents))
-		for i, s := range sents {
-			sets[i] = analysis.TermSet(terms(s))
+		units, tab := chunkUnits(&c.Chunk, terms, aliases)
+		n := span
+		if tab != nil {
+			n = 1
 		}
-		for i := range sents {
+		for i := range units {
+			if units[i].text == "" {
+				continue
+			}
 			w := window{chunk: c.Chunk, rank: c.Rank, first: i, terms: map[string]bool{}}
 			var parts []string
-			for j := i; j < min(len(sents), i+span); j++ {
-				parts = append(parts, sents[j])
-				for t := range sets[j] {
+			for j := i; j < min(len(units), i+n) && units[j].text != ""; j++ {
+				parts = append(parts, units[j].text)
+				for t := range units[j].terms {
 					w.terms[t] = true
 				}
 			}
@@ -452,7 +457,7 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 		return a
 	}
 	best := -1.0
-	for _, w := range windows(chunks, p.deps.Terms, 3) {
+	for _, w := range windows(chunks, p.deps.Terms, p.thesaurus.aliases(question), 3) {
 		cov, covered := coverageOf(keys, w.terms)
 		if cov > best {
 			best, a.Covered, a.Evidence = cov, covered, w.chunk.ID
@@ -486,7 +491,7 @@ func (p *Pipeline) partsAnswerable(question string, keys []keyTerm, chunks []Con
 	if len(parts) < 2 {
 		return false
 	}
-	ws := windows(chunks, p.deps.Terms, 3)
+	ws := windows(chunks, p.deps.Terms, p.thesaurus.aliases(question), 3)
 	for _, part := range parts {
 		own := map[string]bool{}
 		for _, t := range questionTerms(part, p.deps.Terms) {

@@ -41,6 +41,8 @@ func (e *Extractive) Answer(ctx context.Context, question string, chunks []Conte
 	return e.AnswerWeighted(ctx, question, chunks, Evidence{})
 }
 
+// sentence is a unit evidence is read from and quoted (chunkUnits): a
+// sentence of prose or a table's row.
 type sentence struct {
 	text  string
 	terms map[string]bool
@@ -62,46 +64,22 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 	nsent := 0
 	for _, c := range chunks {
 		cs := chunkSents{c: c}
-		units, context := analysis.Sentences(c.Chunk.Text), map[string]bool(nil)
-		if t := splitTable(c.Chunk.Text); t != nil {
+		units, tab := chunkUnits(&c.Chunk, e.terms, ev.Aliases)
+		if tab != nil {
 			// A table's row is its unit: the whole table is one
 			// "sentence" too long to quote, and a row means what its
 			// table's title and column header say ("2018" is in the
-			// header, "cash flows" in the title), so it holds their terms.
-			units, context, cs.table, cs.header = t.rows, rowContext(&c.Chunk, t, e.terms), true, t.header
+			// header, "cash flows" in the title).
+			cs.table, cs.header = true, tab.header
 		}
-		var label map[string]bool // the table's last line without figures, until a total
-		for _, s := range units {
-			if cs.table {
-				if n, _, _ := lineFigures(s); n == 0 {
-					// "Cash Flows from Investing Activities", "Cost of
-					// revenue:": a label of the rows below it, which
-					// hold its terms; no answer in itself.
-					label = analysis.TermSet(e.terms(s))
-					cs.sents = append(cs.sents, sentence{})
-					continue
-				}
-			}
-			if utf8.RuneCountInString(s) < 12 || len(s) > 800 || leaderShare(s) > 0.2 || isCode(s) {
+		for _, u := range units {
+			s := u.text
+			if s == "" || utf8.RuneCountInString(s) < 12 || len(s) > 800 || leaderShare(s) > 0.2 || isCode(s) {
 				// A break in the passage: windows never span it.
 				cs.sents = append(cs.sents, sentence{})
 				continue
 			}
-			terms := withAliases(analysis.TermSet(e.terms(s)), ev.Aliases)
-			var own map[string]bool
-			if cs.table {
-				own = maps.Clone(terms)
-			}
-			for t := range context {
-				terms[t] = true
-			}
-			for t := range label {
-				terms[t] = true
-			}
-			if cs.table && strings.HasPrefix(strings.ToLower(s), "total") {
-				label = nil // "Total cost of revenue" closes the rows under "Cost of revenue:"
-			}
-			cs.sents = append(cs.sents, sentence{text: s, terms: withAliases(terms, ev.Aliases), own: own})
+			cs.sents = append(cs.sents, u)
 			nsent++
 		}
 		all = append(all, cs)

@@ -1,6 +1,7 @@
 package qa
 
 import (
+	"maps"
 	"regexp"
 	"strings"
 	"unicode"
@@ -123,4 +124,44 @@ func rowContext(c *citebook.Chunk, t *table, terms func(string) []string) map[st
 	}
 	parts := append(append(append([]string{}, c.HeadingPath...), t.header...), c.IndexContext)
 	return analysis.TermSet(terms(strings.Join(parts, "\n")))
+}
+
+// chunkUnits reads a chunk as the answerers and the answerability check
+// see it: prose as its sentences; a table (splitTable) as its rows, each
+// holding its own terms, its table's (rowContext) and those of the label
+// row above it ("Cash Flows from Investing Activities", "Cost of
+// revenue:", which is no answer in itself) until a total row closes the
+// label. Every unit holds the question's phrases whose aliases it holds.
+// tab is the table, nil for prose; a unit of text "" is a break (a label
+// row) no window spans.
+func chunkUnits(c *citebook.Chunk, terms func(string) []string, aliases []Alias) (units []sentence, tab *table) {
+	tab = splitTable(c.Text)
+	if tab == nil {
+		for _, s := range analysis.Sentences(c.Text) {
+			units = append(units, sentence{text: s, terms: withAliases(analysis.TermSet(terms(s)), aliases)})
+		}
+		return units, nil
+	}
+	context := rowContext(c, tab, terms)
+	var label map[string]bool
+	for _, s := range tab.rows {
+		if n, _, _ := lineFigures(s); n == 0 {
+			label = analysis.TermSet(terms(s))
+			units = append(units, sentence{})
+			continue
+		}
+		own := withAliases(analysis.TermSet(terms(s)), aliases)
+		all := maps.Clone(own)
+		for t := range context {
+			all[t] = true
+		}
+		for t := range label {
+			all[t] = true
+		}
+		if strings.HasPrefix(strings.ToLower(s), "total") {
+			label = nil // "Total cost of revenue" closes the rows under "Cost of revenue:"
+		}
+		units = append(units, sentence{text: s, terms: withAliases(all, aliases), own: own})
+	}
+	return units, tab
 }
