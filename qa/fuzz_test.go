@@ -1,8 +1,12 @@
 package qa
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/analysis"
 )
 
 // FuzzDefine feeds book text to the abbreviation finder: it must not
@@ -64,6 +68,47 @@ func FuzzParseRanking(f *testing.F) {
 		for i := range scores {
 			if scores[i] <= 0 {
 				t.Fatalf("passage %d scored %v: a rerank must keep every passage", i, scores[i])
+			}
+		}
+	})
+}
+
+// FuzzExtractiveQuotes feeds chunk text, as tables or prose, to the
+// extractive answerer. Invariant: every quote it returns is its chunk's own
+// text (verification could otherwise never pass it), and every unit the
+// answerability windows read is too.
+func FuzzExtractiveQuotes(f *testing.F) {
+	for _, s := range []string{
+		"(Millions) 2018 2017 2016\nCash Flows from Investing Activities\nPurchases of property, plant and equipment (PP&E) (1,577) (1,373) (1,420)\nProceeds 262 49 58\nTotal 1 2 3\nOther — net 9 (6) (4)",
+		"Year Ended June 30, 2016 2015 2014\nCost of revenue:\nProduct 17,880 21,410 16,681\nTotal cost of revenue 32,780 33,038 27,078",
+		"R is an integrated suite of software facilities. It has 3 parts.", "\n\n\n", "2018 2017\n2018 2017\n1 2\n3 4\n5 6\n7 8",
+	} {
+		f.Add(s, "What was the capital expenditure in 2018 in the cash flow statement?")
+	}
+	e := NewExtractive(analysis.Terms)
+	th := newThesaurus(DefaultSynonyms)
+	f.Fuzz(func(t *testing.T, text, question string) {
+		c := ContextChunk{Chunk: citebook.Chunk{ID: "c", Text: text, HeadingPath: []string{"Statement of Cash Flows"}}, Rank: 1}
+		w := map[string]float64{}
+		for _, k := range questionTerms(question, analysis.Terms) {
+			w[k] = 1
+		}
+		d, err := e.AnswerWeighted(context.Background(), question, []ContextChunk{c}, Evidence{Weights: w, Aliases: th.aliases(question)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range d.Statements {
+			for _, cl := range s.Citations {
+				if !strings.Contains(text, cl.Quote) || cl.Quote == "" {
+					t.Fatalf("quote %q is not the chunk's text %q", cl.Quote, text)
+				}
+			}
+		}
+		for _, win := range windows([]ContextChunk{c}, analysis.Terms, nil, 3) {
+			for _, part := range strings.Split(win.text, " ") {
+				if !strings.Contains(text, part) {
+					t.Fatalf("window word %q not in %q", part, text)
+				}
 			}
 		}
 	})
