@@ -72,9 +72,9 @@ type Store struct {
 	// cores only when it runs alone (columns.go).
 	scans atomic.Int32
 	// workers is how many goroutines a lone scan splits into: GOMAXPROCS
-	// when the store was opened, the CPUs, not the spare processor serve
-	// adds once the library is loaded (library.Serve.Procs), on which a
-	// third part would only time-slice the two cores.
+	// when the store was opened (the CPUs), not a spare processor serve
+	// may add once the library is loaded (library.Serve.Procs), on which
+	// one more part would only time-slice the cores.
 	workers int
 
 	wmu sync.Mutex   // serialises writers so SQLite and memory apply in one order
