@@ -106,7 +106,7 @@ type Serve struct {
 	// scheduler's run-next slot and poll the network only when its monitor
 	// does (every 10 ms): in bench/load.sh's runtime trace a search waited
 	// a median 11 ms (45 ms in the slowest twentieth) to be read, and
-	// search's p95 was 35–38 ms against 19–22 with the spare (README,
+	// search's p95 was 28–38 ms against 16–22 with the spare (README,
 	// issue 13). On cores other work keeps busy the spare's wake-ups cost
 	// 11–13 % more CPU a request.
 	Procs int
