@@ -29,8 +29,10 @@ WORK=${WORK:-${TMPDIR:-/tmp}/citebook-load}
 ADDR=${ADDR:-127.0.0.1:18181}
 PPROF=${PPROF:-127.0.0.1:18182}
 OUT=${OUT:-artifacts/load}
-# SERVER_ENV is passed to the server, e.g. SERVER_ENV=GOMEMLIMIT=700MiB.
+# SERVER_ENV is passed to the server, e.g. SERVER_ENV=GOMEMLIMIT=700MiB;
+# SERVER_FLAGS are added to its command line, e.g. SERVER_FLAGS='--procs 3'.
 SERVER_ENV=${SERVER_ENV:-}
+SERVER_FLAGS=${SERVER_FLAGS:-}
 
 mkdir -p "$WORK" "$OUT"
 # BIN serves with a given citebook binary instead of building this tree's,
@@ -79,7 +81,7 @@ Q="$WORK/books-$CHUNKS/questions.txt"
 start_server() {
   local t0 t1
   t0=$(date +%s%N)
-  env $SERVER_ENV "$WORK/citebook" serve --data "$LIB" --addr "$ADDR" --rate 0 --pprof "$PPROF" 2>>"$WORK/serve.log" &
+  env $SERVER_ENV "$WORK/citebook" serve --data "$LIB" --addr "$ADDR" --rate 0 --pprof "$PPROF" $SERVER_FLAGS 2>>"$WORK/serve.log" &
   SERVER=$!
   until curl -fsS -o /dev/null -H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json' \
       -d "{\"question\":\"$(head -1 "$Q" | tr -d '"?')\"}" "http://$ADDR/v1/search" 2>/dev/null; do

@@ -46,7 +46,7 @@ func TestFlagDefaultsFromConfig(t *testing.T) {
 			"batch-size": fmt.Sprint(c.BatchSize), "deadline": c.JobDeadline.String()}}},
 		{newServeCmd(), []map[string]string{lib, answer, {
 			"addr": c.Serve.Addr, "rate": fmt.Sprint(c.Serve.Rate), "burst": fmt.Sprint(c.Serve.Burst),
-			"max-upload": fmt.Sprint(c.Serve.MaxUpload), "index-workers": fmt.Sprint(c.Serve.Workers),
+			"max-upload": fmt.Sprint(c.Serve.MaxUpload), "index-workers": fmt.Sprint(c.Serve.Workers), "procs": fmt.Sprint(c.Serve.Procs),
 			"job-deadline": c.JobDeadline.String()}}},
 		{newJobsCmd(), []map[string]string{{"data": c.Data}}},
 	} {

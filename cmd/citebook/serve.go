@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"time"
 
@@ -83,6 +84,7 @@ agents), as the principal of --token or of --tenant/--user/--groups/--admin.`,
 	fs.BoolVar(&f.admin, "admin", true, "the --mcp-stdio principal is a tenant admin")
 	fs.IntVar(&c.Serve.Workers, "index-workers", c.Serve.Workers, "index jobs this server runs at once (a job running over a minute stops counting, so small books never wait behind a huge one); 0 leaves them to citebook worker processes")
 	fs.DurationVar(&c.JobDeadline, "job-deadline", c.JobDeadline, "longest an index job may run before it is cancelled and fails")
+	fs.IntVar(&c.Serve.Procs, "procs", c.Serve.Procs, "Go scheduler processors while serving (0: the CPUs; GOMAXPROCS overrides it); the default, one more than the CPUs, keeps one free to read requests while the others retrieve in turn (--search-concurrency)")
 	fs.StringVar(&f.pprof, "pprof", "", "serve net/http/pprof on this loopback address, e.g. 127.0.0.1:6060 (profiling)")
 	fs.StringSliceVar(&c.Serve.CORSOrigins, "cors-origin", c.Serve.CORSOrigins, "browser origins allowed to call the API with a token, e.g. https://app.example.com (env CITEBOOK_CORS_ORIGINS, comma-separated)")
 	return cmd
@@ -140,6 +142,11 @@ func runServe(cmd *cobra.Command, f *serveFlags) error {
 	defer a.Close()
 	if limit > 0 {
 		a.Log.Info("Go memory limit set from the library size (GOMEMLIMIT overrides it)", "chunks", chunks, "limit_mib", limit>>20)
+	}
+	// Set once the library is loaded, so loading runs as before (its
+	// workers are sized by GOMAXPROCS); see Serve.Procs.
+	if os.Getenv("GOMAXPROCS") == "" && c.Serve.Procs > 0 {
+		runtime.GOMAXPROCS(c.Serve.Procs)
 	}
 	tok, err := ingest.NewTokenizer()
 	if err != nil {

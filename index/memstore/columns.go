@@ -3,7 +3,6 @@ package memstore
 import (
 	"math"
 	"math/bits"
-	"runtime"
 	"sync"
 	"unsafe"
 
@@ -186,7 +185,7 @@ func (s *Store) scoreColumns(q []float32, nz []int32, a *admitted, k int) []scor
 	// are started, joined and merged). So a search that starts while
 	// another is scanning scans alone, and a lone search still uses every
 	// core for its latency.
-	workers := runtime.GOMAXPROCS(0)
+	workers := s.workers
 	if s.scans.Add(1) > 1 {
 		workers = 1
 	}

@@ -71,6 +71,11 @@ type Store struct {
 	// scans counts column scans running, so a scan fans out over the
 	// cores only when it runs alone (columns.go).
 	scans atomic.Int32
+	// workers is how many goroutines a lone scan splits into: GOMAXPROCS
+	// when the store was opened (the CPUs), not a spare processor serve
+	// may add once the library is loaded (library.Serve.Procs), on which
+	// one more part would only time-slice the cores.
+	workers int
 
 	wmu sync.Mutex   // serialises writers so SQLite and memory apply in one order
 	mu  sync.RWMutex // guards everything below
@@ -151,6 +156,7 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		quiet:    annQuiet,
 		building: map[string]bool{},
 		done:     make(chan struct{}),
+		workers:  runtime.GOMAXPROCS(0),
 	}
 	if err := s.init(ctx); err != nil {
 		db.Close()
@@ -673,10 +679,10 @@ func (s *Store) score(q []float32, cand []int32, k int) []scored {
 	return sorted(top)
 }
 
-// fanOut runs scan over cand (split across GOMAXPROCS goroutines when it is
+// fanOut runs scan over cand (split across s.workers goroutines when it is
 // large) and leaves the best k of all parts in *top.
 func (s *Store) fanOut(cand []int32, k int, scan func([]int32) minHeap, top *minHeap) {
-	workers := runtime.GOMAXPROCS(0)
+	workers := s.workers
 	if len(cand) < parallelMin || workers < 2 {
 		*top = scan(cand)
 		return
