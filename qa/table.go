@@ -39,6 +39,9 @@ const minTableRows = 4
 // figures are years, with at most one other figure ("December 31, 2021
 // 2020") and few words ("(Millions) 2018 2017 2016").
 func splitTable(text string) *table {
+	if !mayBeTable(text) {
+		return nil
+	}
 	lines := strings.Split(text, "\n")
 	var t table
 	figures, nonEmpty := 0, 0
@@ -64,6 +67,29 @@ func splitTable(text string) *table {
 		return nil
 	}
 	return &t
+}
+
+// mayBeTable reports, without allocating, whether enough of text's lines
+// end in a figure for splitTable to read it as a table: most chunks are
+// prose, and the answerers ask of every context chunk.
+func mayBeTable(text string) bool {
+	ending, nonEmpty := 0, 0
+	for len(text) > 0 {
+		line, rest, _ := strings.Cut(text, "\n")
+		text = rest
+		line = strings.TrimRight(line, " \t\r")
+		if line == "" {
+			continue
+		}
+		nonEmpty++
+		switch c := line[len(line)-1]; {
+		case c >= '0' && c <= '9', c == ')', c == '%', c == '-', c == '$':
+			ending++
+		case strings.HasSuffix(line, "—") || strings.HasSuffix(line, "–") || strings.HasSuffix(line, "−"):
+			ending++
+		}
+	}
+	return ending >= minTableRows && ending*5 >= nonEmpty*3
 }
 
 // lineFigures counts a line's trailing figures (those after its last word),
