@@ -38,6 +38,7 @@ type Answerability struct {
 	Evidence   string   `json:"evidence,omitempty"` // chunk ID of the best evidence
 
 	weights map[string]float64 // key term → weight, for the answerer
+	aliases []Alias            // the vocabulary's other names of the question's phrases
 }
 
 // Refusal codes, stable for evaluators.
@@ -429,7 +430,7 @@ func coverageOf(keys []keyTerm, have map[string]bool) (float64, []string) {
 // evidence window (up to three consecutive sentences) holds enough of the
 // IDF-weighted key terms.
 func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.Filter, chunks []ContextChunk) Answerability {
-	a := Answerability{Bar: p.opts.AnswerCoverage}
+	a := Answerability{Bar: p.opts.AnswerCoverage, aliases: p.thesaurus.aliases(question)}
 	keys, n := p.keyTerms(ctx, question, lib, f)
 	a.weights = make(map[string]float64, len(keys))
 	for _, k := range keys {
@@ -457,14 +458,14 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 		return a
 	}
 	best := -1.0
-	for _, w := range windows(chunks, p.deps.Terms, p.thesaurus.aliases(question), 3) {
+	for _, w := range windows(chunks, p.deps.Terms, a.aliases, 3) {
 		cov, covered := coverageOf(keys, w.terms)
 		if cov > best {
 			best, a.Covered, a.Evidence = cov, covered, w.chunk.ID
 		}
 	}
 	a.Coverage = max(best, 0)
-	if a.Coverage < a.Bar && p.partsAnswerable(question, keys, chunks, a.Bar) {
+	if a.Coverage < a.Bar && p.partsAnswerable(question, keys, chunks, a.aliases, a.Bar) {
 		// Each part of a question that plainly asks two things has its
 		// own evidence; the answerer quotes one passage per part.
 		a.Answerable, a.Code = true, CodeAnswered
@@ -486,12 +487,12 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 // shutdown from being killed when my SSH session ends"): they are answered
 // on different pages. Each part must pass on its own, so a question with
 // one part the books never cover is still refused.
-func (p *Pipeline) partsAnswerable(question string, keys []keyTerm, chunks []ContextChunk, bar float64) bool {
+func (p *Pipeline) partsAnswerable(question string, keys []keyTerm, chunks []ContextChunk, aliases []Alias, bar float64) bool {
 	parts := coordinated(question, p.deps.Terms)
 	if len(parts) < 2 {
 		return false
 	}
-	ws := windows(chunks, p.deps.Terms, p.thesaurus.aliases(question), 3)
+	ws := windows(chunks, p.deps.Terms, aliases, 3)
 	for _, part := range parts {
 		own := map[string]bool{}
 		for _, t := range questionTerms(part, p.deps.Terms) {

@@ -232,7 +232,7 @@ func (p *Pipeline) geometry(ctx context.Context, cits []citebook.Citation) map[s
 func (p *Pipeline) draft(ctx context.Context, a Answerer, tr *Trace, chunks []ContextChunk) (Draft, error) {
 	if wa, ok := a.(WeightedAnswerer); ok && len(tr.Answerability.weights) > 0 {
 		return wa.AnswerWeighted(ctx, tr.Question, chunks, Evidence{
-			Weights: tr.Answerability.weights, Aliases: p.thesaurus.aliases(tr.Question),
+			Weights: tr.Answerability.weights, Aliases: tr.Answerability.aliases,
 		})
 	}
 	return a.Answer(ctx, tr.Question, chunks)

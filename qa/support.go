@@ -30,9 +30,9 @@ const answerShare = 0.5
 // supporting quotes is caught here.
 //
 // A quote of a table's row holds what its table's title and header say
-// (rowContext), and a quote holding an alias of a phrase the question names
-// holds that phrase (Evidence.Aliases), as the extractive answerer counts
-// them; context gives the quoted chunks.
+// (rowContext; the label row above it is not counted here), and a quote
+// holding an alias of a phrase the question names holds that phrase
+// (Evidence.Aliases); context gives the quoted chunks.
 func (p *Pipeline) stillAnswers(res *citation.Result, tr *Trace, context map[string]citebook.Chunk) {
 	a := &tr.Answerability
 	if res.Refused {
@@ -66,7 +66,7 @@ func (p *Pipeline) stillAnswers(res *citation.Result, tr *Trace, context map[str
 			}
 		}
 	}
-	have = withAliases(have, p.thesaurus.aliases(tr.Question))
+	have = withAliases(have, a.aliases)
 	// In a fixed order: a sum in map order varies in its last bits from run
 	// to run, enough to flip the verdict at the bar.
 	total, got, n := 0.0, 0.0, 0

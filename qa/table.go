@@ -19,7 +19,15 @@ import (
 // header lines before the first row.
 type table struct {
 	header []string
-	rows   []string
+	rows   []row
+}
+
+// row is a line of a table; label marks a line without figures ("Cash
+// Flows from Investing Activities", "Cost of revenue:"), which names the
+// rows below it.
+type row struct {
+	text  string
+	label bool
 }
 
 // tableNumber matches one figure of a row: digits with thousands
@@ -61,7 +69,7 @@ func splitTable(text string) *table {
 			figures++
 		}
 		started = true
-		t.rows = append(t.rows, l)
+		t.rows = append(t.rows, row{text: l, label: nums == 0})
 	}
 	if figures < minTableRows || figures*5 < nonEmpty*3 {
 		return nil
@@ -170,8 +178,9 @@ func chunkUnits(c *citebook.Chunk, terms func(string) []string, aliases []Alias)
 	}
 	context := rowContext(c, tab, terms)
 	var label map[string]bool
-	for _, s := range tab.rows {
-		if n, _, _ := lineFigures(s); n == 0 {
+	for _, r := range tab.rows {
+		s := r.text
+		if r.label {
 			label = analysis.TermSet(terms(s))
 			units = append(units, sentence{})
 			continue
@@ -184,7 +193,7 @@ func chunkUnits(c *citebook.Chunk, terms func(string) []string, aliases []Alias)
 		for t := range label {
 			all[t] = true
 		}
-		if strings.HasPrefix(strings.ToLower(s), "total") {
+		if len(s) >= 5 && strings.EqualFold(s[:5], "total") {
 			label = nil // "Total cost of revenue" closes the rows under "Cost of revenue:"
 		}
 		units = append(units, sentence{text: s, terms: withAliases(all, aliases), own: own})
