@@ -458,13 +458,23 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 		return a
 	}
 	best := -1.0
+	clock := asksClockTime.MatchString(question)
+	timed := false // a window passing the bar states a time of day
 	for _, w := range windows(chunks, p.deps.Terms, a.aliases, 3) {
 		cov, covered := coverageOf(keys, w.terms)
 		if cov > best {
 			best, a.Covered, a.Evidence = cov, covered, w.chunk.ID
 		}
+		if clock && cov >= a.Bar && clockTime.MatchString(w.text) {
+			timed = true
+		}
 	}
 	a.Coverage = max(best, 0)
+	if clock && a.Coverage >= a.Bar && !timed {
+		a.Code = CodeNoAnswer
+		a.Reason = "the question asks for a time of day, and no passage holding its terms states one"
+		return a
+	}
 	if a.Coverage < a.Bar && p.partsAnswerable(question, keys, chunks, a.aliases, a.Bar) {
 		// Each part of a question that plainly asks two things has its
 		// own evidence; the answerer quotes one passage per part.
@@ -479,6 +489,18 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 	a.Answerable, a.Code = true, CodeAnswered
 	return a
 }
+
+// asksClockTime matches questions whose answer is a time of day ("what
+// time is …", "at what hour", "几点"). Their key terms are everyday words
+// a book uses in other senses ("served", "time": "he served as vice
+// president until that time"), so coverage alone answered "What time is
+// dinner served today?" from a 10-K; the answer's type is the test a
+// reader applies first: a passage that states no time does not answer.
+var asksClockTime = regexp.MustCompile(`(?i)\b(what|which) time\b|\bat what hour\b|几点`)
+
+// clockTime matches a stated time of day: 7:30, 7 p.m., 10am, noon,
+// midnight, o'clock, 七点, 19点.
+var clockTime = regexp.MustCompile(`(?i)\b\d{1,2}:\d{2}\b|\b\d{1,2}\s*(a\.?m\b|p\.?m\b)|\b(noon|midnight|o['’]clock)\b|[0-9一二三四五六七八九十两]+\s*点`)
 
 // partsAnswerable reports whether every part of a question that plainly
 // asks two or three things (coordinated) has an evidence window holding
