@@ -61,7 +61,7 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 	}
 	sw.lap("assemble")
 
-	tr.Answerability = p.assess(ctx, tr.Question, fd.library, fd.filter, chunks)
+	tr.Answerability = p.assess(ctx, fd.question, fd.library, fd.filter, chunks)
 	sw.lap("assess")
 	if !tr.Answerability.Answerable && p.opts.AnswerCoverage > 0 {
 		ans.Refused = true
@@ -70,7 +70,7 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 		return ans, nil
 	}
 
-	draft, err := p.draft(ctx, p.deps.Answerer, tr, chunks)
+	draft, err := p.draft(ctx, p.deps.Answerer, tr, fd.question, chunks)
 	tr.Guards.Attempts, tr.Guards.Retried, tr.Guards.FirstError = draft.Attempts, draft.Retried, draft.FirstError
 	tr.Guards.ExampleEchoes = draft.ExampleEchoes
 	if err != nil {
@@ -91,7 +91,7 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 			return ans, nil
 		}
 		tr.Guards.Fallback = "extractive"
-		if draft, err = p.draft(ctx, p.deps.Fallback, tr, chunks); err != nil {
+		if draft, err = p.draft(ctx, p.deps.Fallback, tr, fd.question, chunks); err != nil {
 			return nil, err
 		}
 	}
@@ -111,7 +111,7 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 		// statements pass the same checks.
 		tr.Guards.Fallback = "extractive"
 		tr.Guards.ModelError = "no statement of the model's answer survived verification"
-		if fb, err := p.draft(ctx, p.deps.Fallback, tr, chunks); err == nil && len(fb.Statements) > 0 {
+		if fb, err := p.draft(ctx, p.deps.Fallback, tr, fd.question, chunks); err == nil && len(fb.Statements) > 0 {
 			tr.Model = fb.Model
 			res = citation.Verify(fb.Statements, inContext, nil, titles, citation.SupportCheck{Content: p.contentTerms})
 			tr.Answerability.Answerable, tr.Answerability.Code, tr.Answerability.Reason = true, CodeAnswered, ""
@@ -228,10 +228,11 @@ func (p *Pipeline) geometry(ctx context.Context, cits []citebook.Citation) map[s
 }
 
 // draft runs an answerer, with the pipeline's key-term weights when it
-// takes them.
-func (p *Pipeline) draft(ctx context.Context, a Answerer, tr *Trace, chunks []ContextChunk) (Draft, error) {
+// takes them: a weighing answerer reads the question as searched (its
+// weights are that question's), a model the question as asked.
+func (p *Pipeline) draft(ctx context.Context, a Answerer, tr *Trace, searched string, chunks []ContextChunk) (Draft, error) {
 	if wa, ok := a.(WeightedAnswerer); ok && len(tr.Answerability.weights) > 0 {
-		return wa.AnswerWeighted(ctx, tr.Question, chunks, Evidence{
+		return wa.AnswerWeighted(ctx, searched, chunks, Evidence{
 			Weights: tr.Answerability.weights, Aliases: tr.Answerability.aliases,
 		})
 	}

@@ -39,8 +39,13 @@ type SearchResult struct {
 // found, dropped, given to the model, and which citations were rejected.
 // It never holds text the principal may not read.
 type Trace struct {
-	Question      string             `json:"question"`
-	SubQueries    []string           `json:"sub_queries"`
+	Question   string   `json:"question"`
+	SubQueries []string `json:"sub_queries"`
+	// BookNames are the question's words that name a book searched and
+	// that the book holds only on its title pages ("Thoreau" of Walden):
+	// they route the question but are left out of its search and of the
+	// answerability check (see bookNames).
+	BookNames     []string           `json:"book_names,omitempty"`
 	Expanded      []string           `json:"expanded,omitempty"`      // the queries searched, when the books' definitions added to them
 	TitleQueries  []string           `json:"title_queries,omitempty"` // searches for the pages of the statements a question names (see DefaultStatements)
 	Books         []BookScore        `json:"books,omitempty"`         // books ranked by their metadata, when the scope has several

@@ -56,7 +56,9 @@ const (
 type profile struct {
 	title map[string]bool
 	cover []sectionTerms
-	defs  []sectionDef
+	// titlePages are the book's short first chunks (see bookNames).
+	titlePages []sectionTerms
+	defs       []sectionDef
 	// period is the reporting period the cover states, read from every
 	// section of the cover (periodParents): a reader denied one of them is
 	// not routed by it.
@@ -130,7 +132,10 @@ func (p *Pipeline) profile(ctx context.Context, b citebook.BookScope) (*profile,
 		if err != nil {
 			return nil, err
 		}
-		cv := cover(cs)
+		cv := cover(cs) // sorts cs by ordinal
+		for _, c := range titlePages(cs) {
+			pr.titlePages = append(pr.titlePages, sectionTerms{parent: c.ParentID, terms: analysis.TermSet(analysis.Terms(c.Text))})
+		}
 		for _, c := range cv {
 			pr.cover = append(pr.cover, sectionTerms{parent: c.ParentID, terms: analysis.TermSet(analysis.Terms(c.Text))})
 		}

@@ -13,9 +13,12 @@ import (
 type found struct {
 	filter  citebook.Filter
 	library citebook.Filter // everything the principal may read, before narrowing to the request's books
-	queries []string
-	all     []*candidate
-	groups  [][]*candidate
+	// question is the question as searched and assessed: as asked, less
+	// the names of the books searched (Trace.BookNames).
+	question string
+	queries  []string
+	all      []*candidate
+	groups   [][]*candidate
 }
 
 // find runs the retrieval steps shared by Search and Ask: access filter,
@@ -42,8 +45,13 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 	if err := p.checkEmbedding(ctx); err != nil {
 		return nil, err
 	}
-	fd := &found{filter: f, library: lib}
-	fd.queries = p.queries(ctx, req)
+	fd := &found{filter: f, library: lib, question: q}
+	if fd.question, tr.BookNames, err = p.bookNames(ctx, q, f); err != nil {
+		return nil, err
+	}
+	searchReq := req
+	searchReq.Question = fd.question
+	fd.queries = p.queries(ctx, searchReq)
 	tr.SubQueries = fd.queries
 	sw.lap("plan")
 	if len(f.Books) == 0 {
