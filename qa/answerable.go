@@ -96,8 +96,8 @@ var surface = regexp.MustCompile(`[\p{L}\p{N}_][\p{L}\p{N}_.:+#\-/\\]*`)
 // classify marks the terms of the question's names, numbers and code
 // identifiers: a digit run; a word with an inner capital (WireGuard), all
 // capitals (UEFI), a capital not at a sentence start (Kubernetes), an
-// underscore, "::" or an inner dot (t.test); any Latin word in a question
-// written in CJK. Sentence-initial capitals and one- or two-letter tokens
+// underscore, "::" or an inner dot (t.test); a word called as a function
+// (mmap()); any Latin word in a question written in CJK. Sentence-initial capitals and one- or two-letter tokens
 // ("Ax = b") are left as words.
 func classify(question string, terms func(string) []string) map[string]termKind {
 	out := map[string]termKind{}
@@ -127,6 +127,8 @@ func classify(question string, terms func(string) []string) map[string]termKind 
 			}
 		}
 		switch {
+		case strings.HasPrefix(question[loc[1]:], "()") && letters > 0:
+			kind = kindName // a function as code names it: mmap(), sink()
 		case digits > 0 && letters == 0:
 			kind = kindNumber
 		case digits > 0 && letters > 0 && !strings.ContainsAny(tok, "_\\:."):
@@ -458,14 +460,14 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 		return a
 	}
 	best := -1.0
-	clock := asksClockTime.MatchString(question)
+	clock := askedType(question) == typeClock
 	timed := false // a window passing the bar states a time of day
 	for _, w := range windows(chunks, p.deps.Terms, a.aliases, 3) {
 		cov, covered := coverageOf(keys, w.terms)
 		if cov > best {
 			best, a.Covered, a.Evidence = cov, covered, w.chunk.ID
 		}
-		if clock && cov >= a.Bar && clockTime.MatchString(w.text) {
+		if clock && cov >= a.Bar && typeClock.statedIn(w.text) {
 			timed = true
 		}
 	}
@@ -489,18 +491,6 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 	a.Answerable, a.Code = true, CodeAnswered
 	return a
 }
-
-// asksClockTime matches questions whose answer is a time of day ("what
-// time is …", "at what hour", "几点"). Their key terms are everyday words
-// a book uses in other senses ("served", "time": "he served as vice
-// president until that time"), so coverage alone answered "What time is
-// dinner served today?" from a 10-K; the answer's type is the test a
-// reader applies first: a passage that states no time does not answer.
-var asksClockTime = regexp.MustCompile(`(?i)\b(what|which) time\b|\bat what hour\b|几点`)
-
-// clockTime matches a stated time of day: 7:30, 7 p.m., 10am, noon,
-// midnight, o'clock, 七点, 19点.
-var clockTime = regexp.MustCompile(`(?i)\b\d{1,2}:\d{2}\b|\b\d{1,2}\s*(a\.?m\b|p\.?m\b)|\b(noon|midnight|o['’]clock)\b|[0-9一二三四五六七八九十两]+\s*点`)
 
 // partsAnswerable reports whether every part of a question that plainly
 // asks two or three things (coordinated) has an evidence window holding

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/eval"
 	"github.com/citebook/citebook/internal/corpus"
 	"github.com/citebook/citebook/internal/testlib"
 	"github.com/citebook/citebook/qa"
@@ -47,6 +48,43 @@ func TestAnswerTypeClockTime(t *testing.T) {
 				found = found || strings.Contains(c.Quote, tc.quote)
 			}
 			require.True(t, found, "%+v", a.Citations)
+		})
+	}
+}
+
+// TestAnswerTypeDate: a question asking when is answered with the passage
+// that states the date. Three CMRC 2018 trial articles whose extractive
+// answers, before answer types, quoted a sentence of the question's words
+// without its date ("明圣王后 金氏…朝鲜王朝第18代君主显宗的王妃" for when
+// she became queen consort).
+func TestAnswerTypeDate(t *testing.T) {
+	ds, err := eval.LoadCMRC(corpus.Path(t, "cmrc2018/cmrc2018_trial.json"), t.TempDir())
+	require.NoError(t, err)
+	cases := []struct{ book, question, date string }{
+		{"TRIAL_93", "明圣王后何时受册为王妃？", "1659年"},
+		{"TRIAL_336", "越南投资发展银行创立的时间是什么时候？", "1957年4月26日"},
+		{"TRIAL_713", "夏尔什么时候开始担任卡斯特罗公爵、波旁-两西西里王室家族族长？", "2008年"},
+	}
+	l := testlib.Open(t, testlib.Config(t.TempDir()))
+	for _, c := range cases {
+		var in citebook.BookInput
+		for _, b := range ds.Books {
+			if b.ID == c.book {
+				in = citebook.BookInput{BookID: b.ID, Title: b.Title, Tenant: "wiki", Path: b.Path}
+			}
+		}
+		require.NotEmpty(t, in.Path, "article %s in the trial set", c.book)
+		testlib.Index(t, l, in)
+	}
+	p := testlib.Pipeline(t, l)
+	reader := citebook.Principal{Tenant: "wiki", User: "r", Admin: true}
+	for _, c := range cases {
+		t.Run(c.book, func(t *testing.T) {
+			a, err := p.Ask(context.Background(), reader, qa.Request{Question: c.question, BookIDs: []string{c.book}}, nil)
+			require.NoError(t, err)
+			require.False(t, a.Refused, "%+v", a.Trace.Answerability)
+			require.NotEmpty(t, a.Citations)
+			require.Contains(t, a.Citations[0].Quote, c.date)
 		})
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"maps"
 	"math"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -107,13 +106,13 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 			weights[t] = math.Log(1 + float64(nsent)/float64(df+1))
 		}
 	}
-	quantity := asksQuantity.MatchString(question)
+	kind := askedType(question)
 	// A symbol the question types on its own ("$$") is its subject: a
 	// passage without it answers a neighbouring question (lshort-zh-cn's
 	// page on the equation environment, for why not to write $$). The
 	// pipeline refuses when no passage shows it at all.
 	alone := analysis.StandaloneSymbols(question)
-	bestChunk, bestFrom, bestTo := e.bestPassage(all, weights, given, quantity, alone)
+	bestChunk, bestFrom, bestTo := e.bestPassage(all, weights, given, kind, alone)
 	if bestChunk == nil {
 		return d, nil
 	}
@@ -132,7 +131,7 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 			if len(pw) == 0 || windowCover(bestChunk.sents[bestFrom:bestTo+1], pw) >= e.minCoverage {
 				continue
 			}
-			c, from, to := e.bestPassage(all, pw, given, asksQuantity.MatchString(part), analysis.StandaloneSymbols(part))
+			c, from, to := e.bestPassage(all, pw, given, askedType(part), analysis.StandaloneSymbols(part))
 			if c == nil || slices.Contains(shown, win{c, from, to}) {
 				continue
 			}
@@ -157,7 +156,7 @@ type chunkSents struct {
 // bestPassage finds the window of up to maxSentence consecutive sentences
 // of one chunk that scores best for weights (see AnswerWeighted); nil when
 // none holds enough of them.
-func (e *Extractive) bestPassage(all []chunkSents, weights map[string]float64, given, quantity bool, alone map[string]bool) (*chunkSents, int, int) {
+func (e *Extractive) bestPassage(all []chunkSents, weights map[string]float64, given bool, kind answerType, alone map[string]bool) (*chunkSents, int, int) {
 	// Sums run over the terms in one fixed order: taken in map order they
 	// differ in the last bits from run to run, and that decided whether a
 	// sentence adding nothing extended the passage (cov <= prevCov).
@@ -192,7 +191,7 @@ func (e *Extractive) bestPassage(all []chunkSents, weights map[string]float64, g
 			have := map[string]bool{}
 			size := 0
 			prevCov := 0.0
-			numeric := false
+			typed := false // the passage states what the question asks for
 			width := e.maxSentence
 			if cs.table {
 				width = 1 // a row is a passage; the next row is another line item
@@ -203,7 +202,7 @@ func (e *Extractive) bestPassage(all []chunkSents, weights map[string]float64, g
 					break
 				}
 				size += len(s.text)
-				numeric = numeric || hasQuantity(s.text)
+				typed = typed || kind.statedIn(s.text)
 				for t := range s.terms {
 					if weights[t] > 0 {
 						have[t] = true
@@ -224,8 +223,8 @@ func (e *Extractive) bestPassage(all []chunkSents, weights map[string]float64, g
 					continue
 				}
 				score := cov / (1 + rankDiscount*float64(passageRank(cs.c)-1)) / math.Sqrt(max(1, float64(size)/300))
-				if quantity && numeric {
-					score *= quantityBoost
+				if typed {
+					score *= typeBoost
 				}
 				// Of equal scores the shorter passage wins: it holds the
 				// same evidence with less around it.
@@ -372,17 +371,3 @@ func passageRank(c ContextChunk) int {
 // passage: retrieval already weighed the whole chunk against the question,
 // which a few sentences' term overlap cannot see.
 const rankDiscount = 0.1
-
-// asksQuantity matches questions whose answer is a number ("how many",
-// "how much", "几", "多少"): a passage stating a quantity is then the
-// likelier answer than one that only shares the question's words.
-var asksQuantity = regexp.MustCompile(`(?i)\bhow (many|much|long|large|big|often|far)\b|\bwhat (percentage|number|proportion)\b|几|多少|百分之`)
-
-// quantityBoost is the weight given to a passage stating a quantity when
-// the question asks for one.
-const quantityBoost = 1.5
-
-var quantityWord = regexp.MustCompile(`(?i)\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|hundred|thousand|million|billion|half|twice|double)\b|[一二三四五六七八九十百千万两]`)
-
-// hasQuantity reports a number in digits or words.
-func hasQuantity(s string) bool { return quantityWord.MatchString(s) }

@@ -120,6 +120,9 @@ func TestGuardInDomainUnanswerable(t *testing.T) {
 				// alone proves nothing and coverage decides.
 				{"How can I run a slow computation in parallel on several CPU cores in R?", qa.CodeLowCoverage},
 				{"How do I convert a string such as \"2023-03-15\" into a date in R?", qa.CodeNeverMentioned},
+				// A function as code names it is an identifier the book
+				// would have to print.
+				{"Can R map a large data file into memory with mmap() instead of reading it?", qa.CodeNeverMentioned},
 			} {
 				ans, err := p.Ask(context.Background(), alice, qa.Request{Question: tt.q}, nil)
 				require.NoError(t, err)
