@@ -75,8 +75,10 @@ type Setup struct {
 	// numbers describe (the relevance bar depends on the embedder).
 	MinScore       float64 `json:"min_score,omitempty"`
 	AnswerCoverage float64 `json:"answer_coverage,omitempty"`
-	Tenant         string  `json:"tenant"`
-	Date           string  `json:"date"`
+	// AnswerCoverageCJK is the answerability bar of questions in CJK script.
+	AnswerCoverageCJK float64 `json:"answer_coverage_cjk,omitempty"`
+	Tenant            string  `json:"tenant"`
+	Date              string  `json:"date"`
 }
 
 // Config tunes a run. Terms must segment text as the lexical index does

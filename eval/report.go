@@ -128,8 +128,8 @@ func reasonList(m map[string]int) string {
 }
 
 func setupLine(s Setup) string {
-	return fmt.Sprintf("dataset %s, scope %s, embedder %s, store %s, answerer %s, fusion %s, relevance bar %.2f, answerability bar %.2f, %s",
-		s.Dataset, s.Scope, s.Embedder, s.Store, s.Answerer, s.Fusion, s.MinScore, s.AnswerCoverage, s.Date)
+	return fmt.Sprintf("dataset %s, scope %s, embedder %s, store %s, answerer %s, fusion %s, relevance bar %.2f, answerability bar %.2f (CJK %.2f), %s",
+		s.Dataset, s.Scope, s.Embedder, s.Store, s.Answerer, s.Fusion, s.MinScore, s.AnswerCoverage, s.AnswerCoverageCJK, s.Date)
 }
 
 // outcome is a short verdict for the per-question tables.

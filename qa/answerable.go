@@ -433,6 +433,9 @@ func coverageOf(keys []keyTerm, have map[string]bool) (float64, []string) {
 // IDF-weighted key terms.
 func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.Filter, chunks []ContextChunk) Answerability {
 	a := Answerability{Bar: p.opts.AnswerCoverage, aliases: p.thesaurus.aliases(question)}
+	if hasCJK(question) {
+		a.Bar = p.opts.AnswerCoverageCJK
+	}
 	keys, n := p.keyTerms(ctx, question, lib, f)
 	a.weights = make(map[string]float64, len(keys))
 	for _, k := range keys {
@@ -459,11 +462,16 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 		a.Answerable, a.Code = true, CodeAnswered
 		return a
 	}
+	// The coverage is judged on the question's subject: "time" and
+	// "today" ask for the answer's type (see typeWords). The answer still
+	// weighs them: "on the night of the 22d" answers "on what night".
+	kind := askedType(question)
+	judged := kind.subject(keys)
 	best := -1.0
-	clock := askedType(question) == typeClock
+	clock := kind == typeClock
 	timed := false // a window passing the bar states a time of day
 	for _, w := range windows(chunks, p.deps.Terms, a.aliases, 3) {
-		cov, covered := coverageOf(keys, w.terms)
+		cov, covered := coverageOf(judged, w.terms)
 		if cov > best {
 			best, a.Covered, a.Evidence = cov, covered, w.chunk.ID
 		}
@@ -477,7 +485,7 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 		a.Reason = "the question asks for a time of day, and no passage holding its terms states one"
 		return a
 	}
-	if a.Coverage < a.Bar && p.partsAnswerable(question, keys, chunks, a.aliases, a.Bar) {
+	if a.Coverage < a.Bar && p.partsAnswerable(question, judged, chunks, a.aliases, a.Bar) {
 		// Each part of a question that plainly asks two things has its
 		// own evidence; the answerer quotes one passage per part.
 		a.Answerable, a.Code = true, CodeAnswered
@@ -485,7 +493,7 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 	}
 	if a.Coverage < a.Bar {
 		a.Code = CodeLowCoverage
-		a.Reason = fmt.Sprintf("the best passage covers %d of %d key terms (%s)", len(a.Covered), len(keys), strings.Join(topTerms(keys, 6), ", "))
+		a.Reason = fmt.Sprintf("the best passage covers %d of %d key terms (%s)", len(a.Covered), len(judged), strings.Join(topTerms(judged, 6), ", "))
 		return a
 	}
 	a.Answerable, a.Code = true, CodeAnswered

@@ -1,6 +1,9 @@
 package qa
 
-import "regexp"
+import (
+	"regexp"
+	"slices"
+)
 
 // answerType is the kind of statement a question asks for, read from its
 // wording: "how many" wants a quantity, "on what date" a date, "what time" a
@@ -68,4 +71,25 @@ func (t answerType) statedIn(text string) bool {
 		return quantityWord.MatchString(text)
 	}
 	return false
+}
+
+// typeWords are the words by which a question asks for a time or a date
+// ("what time", "on what date", "today"): they name the answer's type, not
+// its subject, and a passage stating "today at 8:30 a.m." holds them
+// without being about what the question asks ("What time is dinner served
+// today?" of an earnings release's conference call).
+var typeWords = []string{"time", "date", "day", "year", "month", "night", "hour", "today", "tonight", "tomorrow"}
+
+// subject returns the key terms of a question of this type without its
+// type words (all of them for other types, and when nothing else would be
+// left).
+func (t answerType) subject(keys []keyTerm) []keyTerm {
+	if t != typeClock && t != typeDate {
+		return keys
+	}
+	out := slices.DeleteFunc(slices.Clone(keys), func(k keyTerm) bool { return slices.Contains(typeWords, k.text) })
+	if len(out) == 0 {
+		return keys
+	}
+	return out
 }

@@ -46,3 +46,26 @@ func TestStatedIn(t *testing.T) {
 		require.Equal(t, c.want, c.kind.statedIn(c.text), "%d %q", c.kind, c.text)
 	}
 }
+
+// TestSubject: a time or date question's coverage is judged without the
+// words that ask for its type.
+func TestSubject(t *testing.T) {
+	keys := func(ws ...string) []keyTerm {
+		var out []keyTerm
+		for _, w := range ws {
+			out = append(out, keyTerm{text: w, weight: 1})
+		}
+		return out
+	}
+	texts := func(ks []keyTerm) []string {
+		var out []string
+		for _, k := range ks {
+			out = append(out, k.text)
+		}
+		return out
+	}
+	require.Equal(t, []string{"dinner", "served"}, texts(typeClock.subject(keys("time", "dinner", "served", "today"))))
+	require.Equal(t, []string{"pond", "freeze"}, texts(typeDate.subject(keys("night", "pond", "freeze"))))
+	require.Equal(t, []string{"time", "today"}, texts(typeClock.subject(keys("time", "today"))), "nothing else left")
+	require.Equal(t, []string{"time", "long"}, texts(typeQuantity.subject(keys("time", "long"))), "other types keep them")
+}

@@ -15,13 +15,15 @@ import (
 )
 
 // TestAnswerTypeClockTime: a question asking for a time of day is answered
-// only from a passage that states one. A 10-K holds "time" and "served"
-// ("he served as … until that time") and answered "What time is dinner
-// served today?" before; Walden states when Thoreau hoed his beans.
+// only from a passage that states one, about its subject. A 10-K holds
+// "time" and "served" ("he served as … until that time") and answered
+// "What time is dinner served today?" before; an earnings release states
+// the time of its call "today"; Walden states when Thoreau hoed his beans.
 func TestAnswerTypeClockTime(t *testing.T) {
 	l := testlib.Open(t, testlib.Config(t.TempDir()))
 	testlib.Index(t, l, citebook.BookInput{BookID: "3m-2018", Tenant: "lib", Path: corpus.Path(t, "financebench/pdfs/3M_2018_10K.pdf")})
 	testlib.Index(t, l, citebook.BookInput{BookID: "walden", Tenant: "lib", Path: corpus.Path(t, "books/WaldenFull.pdf")})
+	testlib.Index(t, l, citebook.BookInput{BookID: "jnj-q2", Tenant: "lib", Path: corpus.Path(t, "financebench/pdfs/JOHNSON_JOHNSON_2023Q2_EARNINGS.pdf")})
 	p := testlib.Pipeline(t, l)
 	reader := citebook.Principal{Tenant: "lib", User: "r", Admin: true}
 	for _, tc := range []struct {
@@ -31,10 +33,17 @@ func TestAnswerTypeClockTime(t *testing.T) {
 	}{
 		{"3m-2018", "What time is dinner served today?", qa.CodeNoAnswer, ""},
 		{"walden", "What time is dinner served today?", qa.CodeNoAnswer, ""},
+		// The whole library: Walden's dinners state no time, the
+		// release's conference call "today at 8:30 a.m." is no dinner.
+		{"", "What time is dinner served today?", qa.CodeNoAnswer, ""},
 		{"walden", "From what time in the morning did Thoreau hoe his beans?", qa.CodeAnswered, "o’clock"},
 	} {
 		t.Run(tc.book+"/"+tc.question, func(t *testing.T) {
-			a, err := p.Ask(context.Background(), reader, qa.Request{Question: tc.question, BookIDs: []string{tc.book}}, nil)
+			req := qa.Request{Question: tc.question}
+			if tc.book != "" {
+				req.BookIDs = []string{tc.book} // else the whole library
+			}
+			a, err := p.Ask(context.Background(), reader, req, nil)
 			require.NoError(t, err)
 			require.Equal(t, tc.code, a.Trace.Answerability.Code, "%s %+v", a.Answer, a.Trace.Answerability)
 			require.Equal(t, tc.code != qa.CodeAnswered, a.Refused, a.Answer)

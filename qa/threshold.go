@@ -109,8 +109,65 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 			dropped = append(dropped, c)
 		}
 	}
+	if len(kept) > 0 && len(dropped) > 0 {
+		kept, dropped = p.keepOrdered(qterms, qidx, found, mark, weights, cands, kept, dropped)
+	}
 	return kept, dropped
 }
+
+// keepOrdered keeps, among the first orderedDepth fused candidates, the
+// keyword side's hits of the whole scope that hold at least as much of the
+// query's weight as the best chunk the threshold kept. The rules above ask
+// a keyword hit for most of the question's weight and a chunk the vectors
+// found for two shared terms on a moderate cosine, so the context could
+// hold chunks sharing "summer" and "pond" with "why was he locked up in
+// jail during his first summer at the pond?" while the keyword side's
+// third hit, which holds "jail", "first" and "summer", was dropped: the
+// answer then quoted a summer evening on the pond. A chunk ranked above
+// what was kept and at least as close to the question must not be.
+func (p *Pipeline) keepOrdered(qterms []string, qidx map[string]int, found []bool, mark func(int, bool, func() string), weights map[string]float64, cands, kept, dropped []*candidate) ([]*candidate, []*candidate) {
+	// The dropped keyword hits among the first places are read first: most
+	// searches have none, and the kept chunks are read only until one
+	// holds more than any of them.
+	var hits []*candidate
+	var covs []float64
+	top := 0.0
+	for _, c := range cands[:min(len(cands), orderedDepth)] {
+		if c.seenLex == 0 || slices.Contains(kept, c) {
+			continue
+		}
+		w := weightedCoverage(qterms, weights, p.present(qterms, qidx, found, mark, &c.chunk))
+		hits, covs, top = append(hits, c), append(covs, w), max(top, w)
+	}
+	if len(hits) == 0 {
+		return kept, dropped
+	}
+	best := 0.0
+	for _, c := range kept {
+		if best = max(best, weightedCoverage(qterms, weights, p.present(qterms, qidx, found, mark, &c.chunk))); best > top {
+			return kept, dropped
+		}
+	}
+	var add []*candidate
+	for i, c := range hits {
+		if covs[i] >= best {
+			add = append(add, c)
+		}
+	}
+	var k, d []*candidate
+	for _, c := range cands {
+		switch {
+		case slices.Contains(add, c) || slices.Contains(kept, c):
+			k = append(k, c)
+		case slices.Contains(dropped, c):
+			d = append(d, c)
+		}
+	}
+	return k, d
+}
+
+// orderedDepth is how many of the first fused candidates keepOrdered reads.
+const orderedDepth = 10
 
 // present flags in found (scratch of qterms' length; mark flags a term in
 // it as ChunkTerms reads it) the query terms

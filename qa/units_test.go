@@ -269,6 +269,25 @@ func testThreshold(t *testing.T, p *Pipeline) {
 	kept, _ = p.threshold(q, []*candidate{c("x1", "nothing", 0, 0, 1), c("x2", "nothing", 0, 0, 2), c("x3", "nothing", 0, 0, 3), late}, 0.2, false, nil)
 	require.NotContains(t, kept, late, "titled but fused fourth")
 
+	// A keyword hit fused above what the threshold kept, and holding as
+	// much of the question, is kept with it: the context does not hold a
+	// chunk of two shared words while the one naming the jail is dropped.
+	jq := "Why was he locked up in jail during his first summer at the pond?"
+	jail := c("jail", "near the end of the first summer I was seized and put into jail", 0, 0, 3)
+	pond := c("pond", "the pond already calm as in a summer evening", 0.25, 4, 0)
+	kept, dropped := p.threshold(jq, []*candidate{jail}, 0.2, false, nil)
+	require.Empty(t, kept, "alone it holds too little of the question")
+	require.Len(t, dropped, 1)
+	kept, _ = p.threshold(jq, []*candidate{jail, pond}, 0.2, false, nil)
+	require.Equal(t, []*candidate{jail, pond}, kept, "kept, in fused order, beside a weaker chunk kept")
+	far := []*candidate{pond}
+	for i := range orderedDepth {
+		far = append([]*candidate{c(fmt.Sprint("x", i), "nothing", 0, 0, 20+i)}, far...)
+	}
+	far = append(far[:orderedDepth], append([]*candidate{jail}, far[orderedDepth:]...)...)
+	kept, _ = p.threshold(jq, far, 0.2, false, nil)
+	require.Equal(t, []*candidate{pond}, kept, "not below the first orderedDepth places")
+
 	// In a scope of a few chunks (one article) a top keyword hit sharing
 	// enough terms is kept on any cosine; in a book it needs most terms.
 	art := c("j", "乡里制是中国古代农村社会基层组织体系", 0.05, 1, 1)

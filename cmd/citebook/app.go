@@ -95,6 +95,7 @@ func addAnswerFlags(fs *pflag.FlagSet, c *library.Config) {
 	fs.IntVar(&c.Answer.K, "k", c.Answer.K, "passages in the context")
 	fs.IntVar(&c.Answer.Concurrency, "search-concurrency", c.Answer.Concurrency, "questions retrieved at once (retrieval is CPU-bound); the others wait their turn in arrival order")
 	fs.Float64Var(&c.Answer.AnswerCoverage, "answer-coverage", c.Answer.AnswerCoverage, "IDF-weighted share of the question's key terms the best evidence must hold to answer (negative: never refuse for coverage)")
+	fs.Float64Var(&c.Answer.AnswerCoverageCJK, "answer-coverage-cjk", c.Answer.AnswerCoverageCJK, "the same share for a question written in Chinese, Japanese or Korean, weighed by character pairs")
 	fs.StringVar(&c.Fusion, "fusion", c.Fusion, `fusion weights as JSON over the embedder's defaults, e.g. '{"heading":1}' (reports record the weights used)`)
 }
 

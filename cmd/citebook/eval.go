@@ -111,7 +111,8 @@ func runEval(cmd *cobra.Command, f *evalFlags) error {
 		Setup: eval.Setup{Embedder: a.Embed.Version().String(), Store: f.cfg.Store, Answerer: f.cfg.Answerer(),
 			RetrievalModel: f.cfg.RetrievalModel(),
 			Fusion:         fmt.Sprintf("%s %+v", qa.EmbedderKind(a.Embed.Version()), p.Fusion()),
-			MinScore:       p.Options().MinScore, AnswerCoverage: p.Options().AnswerCoverage},
+			MinScore:       p.Options().MinScore, AnswerCoverage: p.Options().AnswerCoverage,
+			AnswerCoverageCJK: p.Options().AnswerCoverageCJK},
 		Progress: func(done, total int) {
 			if done == total || done%25 == 0 {
 				fmt.Fprintf(errw, "eval: %d/%d questions\n", done, total)
