@@ -115,7 +115,7 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 	return kept, dropped
 }
 
-// keepOrdered keeps, among the first orderedDepth fused candidates, the
+// keepOrdered keeps, among the first LexicalRank fused candidates, the
 // keyword side's hits of the whole scope that hold at least as much of the
 // query's weight as the best chunk the threshold kept. The rules above ask
 // a keyword hit for most of the question's weight and a chunk the vectors
@@ -132,7 +132,7 @@ func (p *Pipeline) keepOrdered(qterms []string, qidx map[string]int, found []boo
 	var hits []*candidate
 	var covs []float64
 	top := 0.0
-	for _, c := range cands[:min(len(cands), orderedDepth)] {
+	for _, c := range cands[:min(len(cands), p.opts.LexicalRank)] {
 		if c.seenLex == 0 || slices.Contains(kept, c) {
 			continue
 		}
@@ -165,9 +165,6 @@ func (p *Pipeline) keepOrdered(qterms []string, qidx map[string]int, found []boo
 	}
 	return k, d
 }
-
-// orderedDepth is how many of the first fused candidates keepOrdered reads.
-const orderedDepth = 10
 
 // present flags in found (scratch of qterms' length; mark flags a term in
 // it as ChunkTerms reads it) the query terms

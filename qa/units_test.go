@@ -281,12 +281,12 @@ func testThreshold(t *testing.T, p *Pipeline) {
 	kept, _ = p.threshold(jq, []*candidate{jail, pond}, 0.2, false, nil)
 	require.Equal(t, []*candidate{jail, pond}, kept, "kept, in fused order, beside a weaker chunk kept")
 	far := []*candidate{pond}
-	for i := range orderedDepth {
+	for i := range p.opts.LexicalRank {
 		far = append([]*candidate{c(fmt.Sprint("x", i), "nothing", 0, 0, 20+i)}, far...)
 	}
-	far = append(far[:orderedDepth], append([]*candidate{jail}, far[orderedDepth:]...)...)
+	far = append(far[:p.opts.LexicalRank], append([]*candidate{jail}, far[p.opts.LexicalRank:]...)...)
 	kept, _ = p.threshold(jq, far, 0.2, false, nil)
-	require.Equal(t, []*candidate{pond}, kept, "not below the first orderedDepth places")
+	require.Equal(t, []*candidate{pond}, kept, "not below the first LexicalRank places")
 
 	// In a scope of a few chunks (one article) a top keyword hit sharing
 	// enough terms is kept on any cosine; in a book it needs most terms.
