@@ -86,6 +86,12 @@ type Index struct {
 	totalLen int // summed length of live rows, for the average
 	closed   bool
 
+	// initial is each term's first byte by term ID (0 for ""): the
+	// key-term coverage asks ChunkSentences only for the terms that start
+	// like one of the question's, and reading that from vocab was a load
+	// of a string header and its first byte per term of every candidate.
+	initial []byte
+
 	// seqs holds the rows' term sequences off the heap (arena.go).
 	seqs seqArena
 
@@ -153,6 +159,7 @@ func (x *Index) reset() {
 	x.books = map[bookKey][]int32{}
 	x.terms = map[string]int32{}
 	x.vocab = nil
+	x.initial = nil
 	x.seqs.reset()
 	x.postings = nil
 	x.df = nil
@@ -437,6 +444,14 @@ func sentenceEnds(text string, terms []string) []int32 {
 	return ends
 }
 
+// firstByte is t's first byte, 0 for "".
+func firstByte(t string) byte {
+	if t == "" {
+		return 0
+	}
+	return t[0]
+}
+
 // put indexes c, replacing any chunk with its ID. Callers hold mu.
 func (x *Index) put(c citebook.Chunk) {
 	ts, head, marks := segment(&c)
@@ -461,6 +476,7 @@ func (x *Index) putCounted(c citebook.Chunk, ts []string, head int32, marks []in
 			id = int32(len(x.postings))
 			x.terms[t] = id
 			x.vocab = append(x.vocab, t)
+			x.initial = append(x.initial, firstByte(t))
 			x.postings = append(x.postings, nil)
 			x.df = append(x.df, 0)
 			x.maxTF = append(x.maxTF, 0)

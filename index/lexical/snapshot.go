@@ -176,8 +176,10 @@ func (x *Index) loadSnapshot(ctx context.Context) error {
 		}
 		x.postings = make([][]posting, len(sn.Terms))
 		x.vocab = sn.Terms
+		x.initial = make([]byte, len(sn.Terms))
 		for id, t := range sn.Terms {
 			x.terms[t] = int32(id)
+			x.initial[id] = firstByte(t)
 			lo, hi := sn.PostOff[id], sn.PostOff[id+1]
 			if lo > hi || hi > int64(len(flat)) {
 				return fmt.Errorf("postings of term %d out of range", id)
