@@ -91,6 +91,12 @@ type Index struct {
 	// like one of the question's, and reading that from vocab was a load
 	// of a string header and its first byte per term of every candidate.
 	initial []byte
+	// idKeys holds each row's chunk ID's first 8 bytes, big-endian and
+	// zero-padded (idKey), so best breaks score ties comparing integers in
+	// one array and reads an ID only when two keys are equal: the load
+	// library's scores tie often, and the string comparisons of the IDs
+	// read from the rows were an eighth of its BM25 CPU.
+	idKeys []uint64
 
 	// seqs holds the rows' term sequences off the heap (arena.go).
 	seqs seqArena
@@ -160,6 +166,7 @@ func (x *Index) reset() {
 	x.terms = map[string]int32{}
 	x.vocab = nil
 	x.initial = nil
+	x.idKeys = nil
 	x.seqs.reset()
 	x.postings = nil
 	x.df = nil
@@ -495,6 +502,7 @@ func (x *Index) putCounted(c citebook.Chunk, ts []string, head int32, marks []in
 		x.parents[c.ParentID] = pid
 	}
 	x.meta = append(x.meta, rmeta{c.Version, c.Retired, pid, length})
+	x.idKeys = append(x.idKeys, idKey(c.ID))
 	x.books[key] = append(x.books[key], r)
 	x.byID[c.ID] = r
 	x.live++
@@ -536,6 +544,7 @@ func (x *Index) remove(id string) {
 	delete(x.byID, id)
 	*row = lrow{dead: true}
 	x.meta[r] = rmeta{parent: -1}
+	x.idKeys[r] = 0
 }
 
 // maybeCompact rebuilds the postings once deleted or replaced rows make up
@@ -768,15 +777,31 @@ func (x *Index) best(cs []cand, k int) []cand {
 		for hi < len(cs) && cs[hi].score == cs[lo].score {
 			hi++
 		}
-		for i := lo; i < hi; i++ {
-			cs[i].id = x.rows[cs[i].row].chunk.ID
-		}
 		if hi-lo > 1 {
-			slices.SortFunc(cs[lo:hi], func(a, b cand) int { return strings.Compare(a.id, b.id) })
+			slices.SortFunc(cs[lo:hi], x.byChunkID)
 		}
 		lo = hi
 	}
 	return cs[:min(k, len(cs))]
+}
+
+// byChunkID orders candidates by their rows' chunk IDs, as
+// strings.Compare does: by their keys, then, when those are equal, by the
+// IDs themselves.
+func (x *Index) byChunkID(a, b cand) int {
+	if c := cmp.Compare(x.idKeys[a.row], x.idKeys[b.row]); c != 0 {
+		return c
+	}
+	return strings.Compare(x.rows[a.row].chunk.ID, x.rows[b.row].chunk.ID)
+}
+
+// idKey is id's first 8 bytes as a big-endian integer, zero-padded: keys
+// order as their IDs do where they differ (a shorter ID's padding sorts
+// before any byte but a NUL, which then ties and the IDs decide).
+func idKey(id string) uint64 {
+	var b [8]byte
+	copy(b[:], id)
+	return binary.BigEndian.Uint64(b[:])
 }
 
 // cursor looks rows up in a term's postings (sorted by row) for rows asked
@@ -904,7 +929,6 @@ func (v *view) Meta(r int32) rowset.Meta {
 type cand struct {
 	row   int32
 	score float64
-	id    string
 }
 
 func (x *Index) Close() error {

@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -392,9 +393,14 @@ func exhaustive(x *Index, query string, f citebook.Filter, k int) []citebook.Hit
 			scores[p.row] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avgdl))
 		}
 	}
-	var all []cand
+	type scoredID struct {
+		row   int32
+		score float64
+		id    string
+	}
+	var all []scoredID
 	for r, s := range scores {
-		all = append(all, cand{r, s, x.rows[r].chunk.ID})
+		all = append(all, scoredID{r, s, x.rows[r].chunk.ID})
 	}
 	sort.Slice(all, func(i, j int) bool {
 		if all[i].score != all[j].score {
@@ -535,4 +541,22 @@ func TestCursorSeek(t *testing.T) {
 			require.Equal(t, want, got, "row %d", q)
 		}
 	}
+}
+
+// TestIDKeyOrder: ordering by idKey, then by ID where keys tie, is the
+// strings' own order, for IDs sharing prefixes, shorter than a key, with
+// NUL and high bytes.
+func TestIDKeyOrder(t *testing.T) {
+	ids := []string{"", "a", "ab", "ab\x00", "ab\x00\x01", "abcdefgh", "abcdefgh0", "abcdefgi", "abcdefg", "\xff", "\xff\xff\xff\xff\xff\xff\xff\xff\x00",
+		"5e924e7bf9f20a41", "5e924e7bf9f20a40", "5e924e7c", "b", "ab\x01"}
+	byKey := slices.Clone(ids)
+	slices.SortFunc(byKey, func(a, b string) int {
+		if c := cmp.Compare(idKey(a), idKey(b)); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	want := slices.Clone(ids)
+	slices.Sort(want)
+	require.Equal(t, want, byKey)
 }
