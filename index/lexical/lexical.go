@@ -621,11 +621,37 @@ func (x *Index) Search(ctx context.Context, query string, f citebook.Filter, k i
 		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "search cancelled")
 	}
 	h := x.topK(qterms, allowed.Bits, k)
+	// The hits are clones (Chunk.Clone) whose slices are carved out of one
+	// backing array per kind: three allocations a hit of 80 were 2.4 % of
+	// a search's CPU under bench/load.sh.
+	var nh, np, ng int
+	for _, c := range h {
+		ch := &x.rows[c.row].chunk
+		nh, np, ng = nh+len(ch.HeadingPath), np+len(ch.Pages), ng+len(ch.Groups)
+	}
+	heads, pages, groups := make([]string, 0, nh), make([]citebook.PageSpan, 0, np), make([]string, 0, ng)
 	hits = make([]citebook.Hit, 0, len(h))
 	for _, c := range h {
-		hits = append(hits, citebook.Hit{Chunk: x.rows[c.row].chunk.Clone(), Score: c.score})
+		ch := x.rows[c.row].chunk
+		ch.Geometry = nil
+		ch.HeadingPath, heads = carve(heads, ch.HeadingPath)
+		ch.Pages, pages = carve(pages, ch.Pages)
+		ch.Groups, groups = carve(groups, ch.Groups)
+		hits = append(hits, citebook.Hit{Chunk: ch, Score: c.score})
 	}
 	return hits, nil
+}
+
+// carve copies s to the end of buf (whose capacity holds it) and returns
+// the copy, capped so an append to it cannot reach the next, and buf; nil
+// stays nil, as slices.Clone keeps it.
+func carve[T any](buf, s []T) ([]T, []T) {
+	if s == nil {
+		return nil, buf
+	}
+	i := len(buf)
+	buf = append(buf, s...)
+	return buf[i:len(buf):len(buf)], buf
 }
 
 // qterm is one query term resolved against the index.

@@ -560,3 +560,66 @@ func TestIDKeyOrder(t *testing.T) {
 	slices.Sort(want)
 	require.Equal(t, want, byKey)
 }
+
+// TestSearchHitsAreCopies: a hit is its chunk as indexed (Chunk.Clone: no
+// geometry, nil slices kept nil, empty ones empty), and changing a hit's
+// slices changes neither the index nor the other hits.
+func TestSearchHitsAreCopies(t *testing.T) {
+	ctx := context.Background()
+	x := open(t, t.TempDir())
+	defer x.Close()
+	var cs []citebook.Chunk
+	for i := range 6 {
+		c := citebook.Chunk{ID: fmt.Sprintf("c%d", i), Tenant: "t", BookID: "b", Version: 1, ParentID: "p",
+			Text: fmt.Sprintf("whales and ships, part %d", i)}
+		switch i % 3 {
+		case 0:
+			c.HeadingPath = []string{"Part", fmt.Sprintf("Chapter %d", i)}
+			c.Pages = []citebook.PageSpan{{Offset: 0, Page: i + 1}, {Offset: 5, Page: i + 2, Printed: "iv"}}
+			c.Groups = []string{"staff"}
+		case 1:
+			c.HeadingPath = []string{}
+			c.Geometry = []citebook.WordBox{{}}
+		}
+		cs = append(cs, c)
+	}
+	require.NoError(t, x.Upsert(ctx, cs))
+	f := citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "b", Version: 1}}}
+	hits, err := x.Search(ctx, "whales ships", f, 10)
+	require.NoError(t, err)
+	require.Len(t, hits, len(cs))
+	want := map[string]citebook.Chunk{}
+	for _, c := range cs {
+		want[c.ID] = c.Clone()
+	}
+	for _, h := range hits {
+		require.Equal(t, want[h.Chunk.ID], h.Chunk)
+		require.Equal(t, want[h.Chunk.ID].HeadingPath == nil, h.Chunk.HeadingPath == nil, h.Chunk.ID)
+	}
+	for i := len(hits) - 1; i >= 0; i-- { // backwards: an append reaching the next hit would overwrite its change
+		c := &hits[i].Chunk
+		if len(c.HeadingPath) > 0 {
+			c.HeadingPath[0] = "changed"
+			c.Pages[0].Page = 99
+			c.Groups[0] = "changed"
+		}
+		c.HeadingPath = append(c.HeadingPath, "appended")
+		c.Pages = append(c.Pages, citebook.PageSpan{Page: 77})
+		c.Groups = append(c.Groups, "appended")
+	}
+	again, err := x.Search(ctx, "whales ships", f, 10)
+	require.NoError(t, err)
+	for _, h := range again {
+		require.Equal(t, want[h.Chunk.ID], h.Chunk)
+	}
+	for _, h := range hits {
+		w := want[h.Chunk.ID]
+		require.Len(t, h.Chunk.HeadingPath, len(w.HeadingPath)+1, "each hit's own append only")
+		require.Len(t, h.Chunk.Pages, len(w.Pages)+1)
+		if len(w.HeadingPath) > 0 {
+			require.Equal(t, "changed", h.Chunk.HeadingPath[0], h.Chunk.ID)
+			require.Equal(t, 99, h.Chunk.Pages[0].Page, h.Chunk.ID)
+			require.Equal(t, "changed", h.Chunk.Groups[0], h.Chunk.ID)
+		}
+	}
+}
