@@ -57,12 +57,12 @@ func TestIndexedTermsRankAsSegmenting(t *testing.T) {
 	require.Zero(t, read.missed.Load())
 }
 
-func (c *countingTerms) Holds(ch *citebook.Chunk, want []string) (uint64, bool) {
-	return c.src.Holds(ch, want)
+func (c *countingTerms) HoldsAll(cs []*citebook.Chunk, want []string) ([]uint64, []bool) {
+	return c.src.HoldsAll(cs, want)
 }
 
-func (c *countingTerms) ChunkSentences(ch *citebook.Chunk, want []string, fn func(int, int, func() string)) bool {
-	return c.count(c.src.ChunkSentences(ch, want, fn))
+func (c *countingTerms) ChunkSentences(ch *citebook.Chunk, want []string, first *[256]bool, fn func(int, int, func() string)) bool {
+	return c.count(c.src.ChunkSentences(ch, want, first, fn))
 }
 
 type countingTerms struct {

@@ -118,10 +118,22 @@ func boost(f *queryFeatures, cands []*candidate, w Fusion) {
 		pairs = append(pairs, [2]string{ab[0], ab[1]})
 	}
 	scan := newPairScan(pairs)
-	for _, c := range cands {
+	titles, phrases := len(f.titles) > 0, len(f.phrases) > 0
+	// Without titles or phrases only the pairs need a chunk's terms: the
+	// index tells at once which candidates lack a term of every pair.
+	var maybe []bool
+	if !titles && !phrases {
+		maybe = scan.possibleAll(f.src, cands, f.seen)
+	}
+	for i, c := range cands {
 		ct, ok := f.seen[c.chunk.ID]
 		if !ok {
-			ct = analyse(f.src, &c.chunk, len(f.titles) > 0, len(f.phrases) > 0, scan)
+			switch {
+			case maybe == nil:
+				ct = analyse(f.src, &c.chunk, titles, phrases, scan)
+			case maybe[i]:
+				ct = read(f.src, &c.chunk, false, false, scan)
+			}
 			f.seen[c.chunk.ID] = ct
 		}
 		head, text := ct.head, ct.text
@@ -264,8 +276,8 @@ func newPairScan(pairs [][2]string) pairScan {
 }
 
 // possible reports whether a chunk may hold one of the pairs adjacent:
-// false when there are none, or when the index tells (src.Holds) that it
-// lacks a term of every pair; true when unsure.
+// false when there are none, or when the index tells that it
+// lacks a term of every pair (src.HoldsAll); true when unsure.
 func (s pairScan) possible(src ChunkTerms, c *citebook.Chunk) bool {
 	if len(s.pairs) == 0 {
 		return false
@@ -273,10 +285,40 @@ func (s pairScan) possible(src ChunkTerms, c *citebook.Chunk) bool {
 	if src == nil || len(s.words) > 64 {
 		return true
 	}
-	held, ok := src.Holds(c, s.words)
-	if !ok {
-		return true
+	held, ok := src.HoldsAll([]*citebook.Chunk{c}, s.words)
+	return !ok[0] || s.holdsPair(held[0])
+}
+
+// possibleAll is possible for the candidates not in seen, asking the
+// index once for all of them (src.HoldsAll): maybe[i] for cands[i] (false
+// for those in seen); nil when possible would not ask the index (no pairs,
+// no index, more than 64 terms), so analyse decides.
+func (s pairScan) possibleAll(src ChunkTerms, cands []*candidate, seen map[string]chunkTerms) []bool {
+	if len(s.pairs) == 0 || src == nil || len(s.words) > 64 {
+		return nil
 	}
+	maybe := make([]bool, len(cands))
+	ask := make([]*citebook.Chunk, 0, len(cands))
+	at := make([]int, 0, len(cands))
+	for i, c := range cands {
+		if _, ok := seen[c.chunk.ID]; !ok {
+			ask = append(ask, &c.chunk)
+			at = append(at, i)
+		}
+	}
+	if len(ask) == 0 {
+		return maybe
+	}
+	held, ok := src.HoldsAll(ask, s.words)
+	for j, i := range at {
+		maybe[i] = !ok[j] || s.holdsPair(held[j])
+	}
+	return maybe
+}
+
+// holdsPair reports whether held (bit i for words[i]) has both terms of
+// one of the pairs.
+func (s pairScan) holdsPair(held uint64) bool {
 	for _, p := range s.pairs {
 		a, b := slices.Index(s.words, p[0]), slices.Index(s.words, p[1])
 		if held&(1<<a) != 0 && held&(1<<b) != 0 {

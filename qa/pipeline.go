@@ -34,18 +34,20 @@ type LexicalSearcher interface {
 // when needed and only during that call of fn; false when it does not hold
 // the chunk with this ID, heading path and text (lexical.Index.ChunkTerms).
 //
-// Holds tells, bit i for want[i] (the first 64), which of want the chunk's
-// heading path and text hold, without reading its terms; false as
-// ChunkTerms.
+// HoldsAll tells for each chunk of cs, bit i for want[i] (the first 64),
+// which of want its heading path and text hold, without reading its
+// terms; ok[i] false as ChunkTerms. One call for all of a query's
+// candidates, so the index looks the terms up once.
 //
 // ChunkSentences gives the text's terms alone, each with the index of its
 // sentence among analysis.Sentences(c.Text), as segmenting the sentences
-// one by one gives them; false as ChunkTerms, or when it kept no sentence
-// boundaries for the chunk.
+// one by one gives them — with first non-nil, only those whose first byte
+// it marks; false as ChunkTerms, or when it kept no sentence boundaries
+// for the chunk.
 type ChunkTerms interface {
 	ChunkTerms(c *citebook.Chunk, want []string, fn func(w int, head bool, name func() string)) bool
-	Holds(c *citebook.Chunk, want []string) (uint64, bool)
-	ChunkSentences(c *citebook.Chunk, want []string, fn func(w, sent int, name func() string)) bool
+	HoldsAll(cs []*citebook.Chunk, want []string) (held []uint64, ok []bool)
+	ChunkSentences(c *citebook.Chunk, want []string, first *[256]bool, fn func(w, sent int, name func() string)) bool
 }
 
 // Library is the metadata the pipeline reads and the hit counts it bumps.

@@ -201,7 +201,10 @@ func (s *salient) windowCoverage(c *citebook.Chunk) float64 {
 		}
 	}
 	s.sets = s.sets[:0]
-	if s.src == nil || !s.src.ChunkSentences(c, s.terms, s.mark) {
+	// The index hands over only the terms starting like a key term (the
+	// others match none); sets then ends at the last sentence holding one,
+	// which the windows below do not miss: they add nothing after it.
+	if s.src == nil || !s.src.ChunkSentences(c, s.terms, &s.first, s.mark) {
 		sents := analysis.Sentences(c.Text)
 		s.sets = append(s.sets[:0], make([]bool, len(sents)*n)...)
 		for i, x := range sents {

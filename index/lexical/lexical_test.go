@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -392,9 +393,14 @@ func exhaustive(x *Index, query string, f citebook.Filter, k int) []citebook.Hit
 			scores[p.row] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avgdl))
 		}
 	}
-	var all []cand
+	type scoredID struct {
+		row   int32
+		score float64
+		id    string
+	}
+	var all []scoredID
 	for r, s := range scores {
-		all = append(all, cand{r, s, x.rows[r].chunk.ID})
+		all = append(all, scoredID{r, s, x.rows[r].chunk.ID})
 	}
 	sort.Slice(all, func(i, j int) bool {
 		if all[i].score != all[j].score {
@@ -533,6 +539,87 @@ func TestCursorSeek(t *testing.T) {
 			got, ok := c.seek(q)
 			require.Equal(t, wok, ok, "row %d", q)
 			require.Equal(t, want, got, "row %d", q)
+		}
+	}
+}
+
+// TestIDKeyOrder: ordering by idKey, then by ID where keys tie, is the
+// strings' own order, for IDs sharing prefixes, shorter than a key, with
+// NUL and high bytes.
+func TestIDKeyOrder(t *testing.T) {
+	ids := []string{"", "a", "ab", "ab\x00", "ab\x00\x01", "abcdefgh", "abcdefgh0", "abcdefgi", "abcdefg", "\xff", "\xff\xff\xff\xff\xff\xff\xff\xff\x00",
+		"5e924e7bf9f20a41", "5e924e7bf9f20a40", "5e924e7c", "b", "ab\x01"}
+	byKey := slices.Clone(ids)
+	slices.SortFunc(byKey, func(a, b string) int {
+		if c := cmp.Compare(idKey(a), idKey(b)); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	want := slices.Clone(ids)
+	slices.Sort(want)
+	require.Equal(t, want, byKey)
+}
+
+// TestSearchHitsAreCopies: a hit is its chunk as indexed (Chunk.Clone: no
+// geometry, nil slices kept nil, empty ones empty), and changing a hit's
+// slices changes neither the index nor the other hits.
+func TestSearchHitsAreCopies(t *testing.T) {
+	ctx := context.Background()
+	x := open(t, t.TempDir())
+	defer x.Close()
+	var cs []citebook.Chunk
+	for i := range 6 {
+		c := citebook.Chunk{ID: fmt.Sprintf("c%d", i), Tenant: "t", BookID: "b", Version: 1, ParentID: "p",
+			Text: fmt.Sprintf("whales and ships, part %d", i)}
+		switch i % 3 {
+		case 0:
+			c.HeadingPath = []string{"Part", fmt.Sprintf("Chapter %d", i)}
+			c.Pages = []citebook.PageSpan{{Offset: 0, Page: i + 1}, {Offset: 5, Page: i + 2, Printed: "iv"}}
+			c.Groups = []string{"staff"}
+		case 1:
+			c.HeadingPath = []string{}
+			c.Geometry = []citebook.WordBox{{}}
+		}
+		cs = append(cs, c)
+	}
+	require.NoError(t, x.Upsert(ctx, cs))
+	f := citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "b", Version: 1}}}
+	hits, err := x.Search(ctx, "whales ships", f, 10)
+	require.NoError(t, err)
+	require.Len(t, hits, len(cs))
+	want := map[string]citebook.Chunk{}
+	for _, c := range cs {
+		want[c.ID] = c.Clone()
+	}
+	for _, h := range hits {
+		require.Equal(t, want[h.Chunk.ID], h.Chunk)
+		require.Equal(t, want[h.Chunk.ID].HeadingPath == nil, h.Chunk.HeadingPath == nil, h.Chunk.ID)
+	}
+	for i := len(hits) - 1; i >= 0; i-- { // backwards: an append reaching the next hit would overwrite its change
+		c := &hits[i].Chunk
+		if len(c.HeadingPath) > 0 {
+			c.HeadingPath[0] = "changed"
+			c.Pages[0].Page = 99
+			c.Groups[0] = "changed"
+		}
+		c.HeadingPath = append(c.HeadingPath, "appended")
+		c.Pages = append(c.Pages, citebook.PageSpan{Page: 77})
+		c.Groups = append(c.Groups, "appended")
+	}
+	again, err := x.Search(ctx, "whales ships", f, 10)
+	require.NoError(t, err)
+	for _, h := range again {
+		require.Equal(t, want[h.Chunk.ID], h.Chunk)
+	}
+	for _, h := range hits {
+		w := want[h.Chunk.ID]
+		require.Len(t, h.Chunk.HeadingPath, len(w.HeadingPath)+1, "each hit's own append only")
+		require.Len(t, h.Chunk.Pages, len(w.Pages)+1)
+		if len(w.HeadingPath) > 0 {
+			require.Equal(t, "changed", h.Chunk.HeadingPath[0], h.Chunk.ID)
+			require.Equal(t, 99, h.Chunk.Pages[0].Page, h.Chunk.ID)
+			require.Equal(t, "changed", h.Chunk.Groups[0], h.Chunk.ID)
 		}
 	}
 }

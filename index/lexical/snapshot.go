@@ -152,6 +152,7 @@ func (x *Index) loadSnapshot(ctx context.Context) error {
 		}
 		x.rows = make([]lrow, n)
 		x.meta = make([]rmeta, n)
+		x.idKeys = make([]uint64, n)
 		for i := range sn.Parent {
 			x.meta[i] = rmeta{sn.Version[i], sn.Retire[i], sn.Parent[i], sn.Length[i]}
 		}
@@ -160,6 +161,7 @@ func (x *Index) loadSnapshot(ctx context.Context) error {
 		}
 		for r := range n {
 			x.rows[r] = lrow{chunk: chunks[r], length: sn.Length[r], head: sn.Head[r], pos: sn.Pos[r], dead: sn.Dead[r], seq: seqs[r]}
+			x.idKeys[r] = idKey(chunks[r].ID)
 			if sn.Dead[r] {
 				continue
 			}
@@ -176,8 +178,10 @@ func (x *Index) loadSnapshot(ctx context.Context) error {
 		}
 		x.postings = make([][]posting, len(sn.Terms))
 		x.vocab = sn.Terms
+		x.initial = make([]byte, len(sn.Terms))
 		for id, t := range sn.Terms {
 			x.terms[t] = int32(id)
+			x.initial[id] = firstByte(t)
 			lo, hi := sn.PostOff[id], sn.PostOff[id+1]
 			if lo > hi || hi > int64(len(flat)) {
 				return fmt.Errorf("postings of term %d out of range", id)

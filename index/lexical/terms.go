@@ -1,7 +1,6 @@
 package lexical
 
 import (
-	"cmp"
 	"encoding/binary"
 	"slices"
 
@@ -48,13 +47,17 @@ func (x *Index) ChunkTerms(c *citebook.Chunk, want []string, fn func(w int, head
 // ChunkSentences calls fn for each term of chunk c's text (not its
 // heading path nor its index-only context) as ChunkTerms does, with the
 // index of the sentence of analysis.Sentences(c.Text) it falls in:
-// segmenting those sentences one by one gives exactly these terms. It
-// returns false, without calling fn, as ChunkTerms does, and when the
-// index kept no sentence marks for the chunk (sentenceMarks). The key-term
-// coverage feature weighs windows of consecutive sentences of the best
-// candidates, and splitting and segmenting their sentences again was a
-// tenth of a search's CPU.
-func (x *Index) ChunkSentences(c *citebook.Chunk, want []string, fn func(w, sent int, name func() string)) bool {
+// segmenting those sentences one by one gives exactly these terms. With
+// first non-nil, fn is called only for the terms whose first byte it
+// marks. It returns false, without calling fn, as ChunkTerms does, and
+// when the index kept no sentence marks for the chunk (sentenceMarks). The
+// key-term coverage feature weighs windows of consecutive sentences of the
+// best candidates, and splitting and segmenting their sentences again was
+// a tenth of a search's CPU; it matches the question's terms by prefix, so
+// only the terms starting like one of them concern it (first), and
+// handing it every term — each a look-up of the term's string — was 40%
+// of the feature's CPU on bench/load.sh's library.
+func (x *Index) ChunkSentences(c *citebook.Chunk, want []string, first *[256]bool, fn func(w, sent int, name func() string)) bool {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	row, ok := x.row(c)
@@ -80,7 +83,9 @@ func (x *Index) ChunkSentences(c *citebook.Chunk, want []string, fn func(w, sent
 		}
 		if i++; i > head && sent >= 0 {
 			id = int32(v - 1)
-			fn(wanted(ids, mask, id), sent, name)
+			if first == nil || first[x.initial[id]] {
+				fn(wanted(ids, mask, id), sent, name)
+			}
 		}
 	}
 	return true
@@ -93,15 +98,24 @@ const sentMark = 0
 // row returns c's row when the index holds c as given: its ID, with the
 // same heading path, text and index-only context. Callers hold mu.
 func (x *Index) row(c *citebook.Chunk) (*lrow, bool) {
-	r, ok := x.byID[c.ID]
+	r, ok := x.rowIndex(c)
 	if !ok {
 		return nil, false
 	}
+	return &x.rows[r], true
+}
+
+// rowIndex is row's index in rows, for the postings. Callers hold mu.
+func (x *Index) rowIndex(c *citebook.Chunk) (int32, bool) {
+	r, ok := x.byID[c.ID]
+	if !ok {
+		return 0, false
+	}
 	row := &x.rows[r]
 	if row.dead || row.chunk.Text != c.Text || row.chunk.IndexContext != c.IndexContext || !slices.Equal(row.chunk.HeadingPath, c.HeadingPath) {
-		return nil, false
+		return 0, false
 	}
-	return row, true
+	return r, true
 }
 
 // wantIDs appends the term IDs of want to ids (-1: a term the index does
@@ -183,37 +197,51 @@ func nextCode(seq []byte) (v uint64, n int) {
 
 // Holds reports which of want (the first 64) the chunk's indexed text —
 // heading path and text — holds, bit i for want[i], from the postings
-// without reading the chunk's terms; ok is false as for ChunkTerms. The
-// proximity feature counts the question's term pairs adjacent in a
-// candidate, which a candidate lacking one term of every pair cannot have.
-// (Decoding the row's term sequence instead cost more on the bench/load.sh
-// library — 12% of a search's CPU against 9% — as Holds is asked of every
-// candidate, and a binary search per wanted term reads less than its ~300
-// codes.)
+// without reading the chunk's terms; ok is false as for ChunkTerms. It is
+// HoldsAll for one chunk.
 func (x *Index) Holds(c *citebook.Chunk, want []string) (mask uint64, ok bool) {
+	held, oks := x.HoldsAll([]*citebook.Chunk{c}, want)
+	return held[0], oks[0]
+}
+
+// HoldsAll is Holds for every chunk of cs at once: held[i] and ok[i] are
+// what Holds would give for cs[i]. The proximity feature counts the
+// question's term pairs adjacent in a candidate, which a candidate lacking
+// one term of every pair cannot have, and asks this of every candidate.
+// (Decoding the rows' term sequences instead cost more on the
+// bench/load.sh library — 12% of a search's CPU against 9% — as a lookup
+// per wanted term reads less than a row's ~300 codes.) Asked together, the
+// wanted terms are looked up in the vocabulary once, not once per chunk,
+// and each term's postings are walked once in row order for all the
+// chunks (galloping, see cursor) instead of a binary search per chunk:
+// one chunk at a time this was ≈ 10% of a search's CPU on that library.
+func (x *Index) HoldsAll(cs []*citebook.Chunk, want []string) (held []uint64, ok []bool) {
+	held, ok = make([]uint64, len(cs)), make([]bool, len(cs))
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	if _, held := x.row(c); !held {
-		return 0, false
+	// Row in the high half, the chunk's index in cs in the low one, so
+	// sorting orders the chunks by row.
+	order := make([]uint64, 0, len(cs))
+	for i, c := range cs {
+		if r, held := x.rowIndex(c); held {
+			ok[i] = true
+			order = append(order, uint64(r)<<32|uint64(i))
+		}
 	}
-	r := x.byID[c.ID]
-	for i, t := range want[:min(len(want), 64)] {
-		if id, ok := x.terms[t]; ok {
-			if _, ok := find(x.postings[id], r); ok {
-				mask |= 1 << i
+	slices.Sort(order)
+	for b, t := range want[:min(len(want), 64)] {
+		id, known := x.terms[t]
+		if !known {
+			continue
+		}
+		cur := cursor{ps: x.postings[id]}
+		for _, o := range order {
+			if _, found := cur.seek(int32(o >> 32)); found {
+				held[uint32(o)] |= 1 << b
 			}
 		}
 	}
-	return mask, true
-}
-
-// find looks row r up in postings sorted by row.
-func find(ps []posting, r int32) (posting, bool) {
-	i, ok := slices.BinarySearchFunc(ps, r, func(p posting, r int32) int { return cmp.Compare(p.row, r) })
-	if !ok {
-		return posting{}, false
-	}
-	return ps[i], true
+	return held, ok
 }
 
 // validSeq reports whether seq codes only IDs below terms (and marks).

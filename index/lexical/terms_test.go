@@ -74,8 +74,12 @@ func sentencesApart(c *citebook.Chunk, want []string) []sentTerm {
 }
 
 func readSentences(x *Index, c *citebook.Chunk, want []string) ([]sentTerm, bool) {
+	return readSentencesFirst(x, c, want, nil)
+}
+
+func readSentencesFirst(x *Index, c *citebook.Chunk, want []string, first *[256]bool) ([]sentTerm, bool) {
 	var out []sentTerm
-	ok := x.ChunkSentences(c, want, func(w, sent int, name func() string) { out = append(out, sentTerm{name(), w, sent}) })
+	ok := x.ChunkSentences(c, want, first, func(w, sent int, name func() string) { out = append(out, sentTerm{name(), w, sent}) })
 	return out, ok
 }
 
@@ -101,6 +105,27 @@ func TestChunkTermsMatchSegmenting(t *testing.T) {
 	want := []string{"whale", "ship", "chapter", "数据", "的", "ahab"}
 	check := func(x *Index) {
 		t.Helper()
+		// HoldsAll, asked of every chunk at once in another order than the
+		// rows' (and of one twice, and one the index holds otherwise),
+		// tells each what segmenting it apart gives.
+		var all []*citebook.Chunk
+		for i := len(cs) - 1; i >= 0; i-- {
+			all = append(all, &cs[i])
+		}
+		changed := cs[3]
+		changed.Text += " more"
+		all = append(all, &cs[len(cs)/2], &changed)
+		held, ok := x.HoldsAll(all, want)
+		for i, c := range all {
+			require.Equal(t, c != &changed, ok[i], c.ID)
+			var mask uint64
+			for _, rt := range segmentApart(c, want) {
+				if rt.w >= 0 && ok[i] {
+					mask |= 1 << rt.w
+				}
+			}
+			require.Equal(t, mask, held[i], c.ID)
+		}
 		for i := range cs {
 			got, ok := readTerms(x, &cs[i], want)
 			require.True(t, ok, cs[i].ID)
@@ -120,6 +145,20 @@ func TestChunkTermsMatchSegmenting(t *testing.T) {
 			sents, ok := readSentences(x, &cs[i], want)
 			require.True(t, ok, cs[i].ID)
 			require.Equal(t, sentencesApart(&cs[i], want), sents, cs[i].ID)
+			// Asked for the terms starting like some, it gives those alone.
+			var first [256]bool
+			for _, b := range []byte("wsc\xe6") { // 数 starts with 0xe6
+				first[b] = true
+			}
+			var like []sentTerm
+			for _, st := range sents {
+				if first[st.term[0]] {
+					like = append(like, st)
+				}
+			}
+			some, ok := readSentencesFirst(x, &cs[i], want, &first)
+			require.True(t, ok, cs[i].ID)
+			require.Equal(t, like, some, cs[i].ID)
 		}
 	}
 	check(x)

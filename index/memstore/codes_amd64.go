@@ -5,6 +5,9 @@ import "golang.org/x/sys/cpu"
 // hasAVX2 says fusedCodes4 may use the assembly kernel.
 var hasAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
+// hasVNNI says scanTile may use the integer kernels (codesAdd, codesDone).
+var hasVNNI = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW && cpu.X86.HasAVX512VNNI
+
 // fusedCodes4 adds w[0]·x0 + w[1]·x1 + w[2]·x2 + w[3]·x3 to acc, whose
 // length is a multiple of 8 no longer than the columns.
 func fusedCodes4(acc []float32, x0, x1, x2, x3 []int8, w []float32) {
@@ -41,3 +44,34 @@ func aboveMask(acc, scale []float32, half, thr float32, mask []uint64) {
 
 //go:noescape
 func aboveMaskAVX2(acc, scale *float32, n int, half, thr float32, mask *uint64)
+
+// codesAdd adds to acc (len a positive multiple of 64, no longer than the
+// columns) the four columns' codes times their integer weights, whose high
+// and low parts are the signed bytes of wh and wl (intWeights), in the
+// interleaved order codesDone undoes; without VNNI in Go (scanTile then
+// uses the float kernel).
+func codesAdd(acc []int32, x0, x1, x2, x3 []int8, wh, wl int32) {
+	if !hasVNNI {
+		codesAddGo(acc, x0, x1, x2, x3, wh, wl)
+		return
+	}
+	n := len(acc)
+	_, _, _, _ = x0[n-1], x1[n-1], x2[n-1], x3[n-1]
+	codesAddVNNI(&acc[0], &x0[0], &x1[0], &x2[0], &x3[0], n, wh, wl)
+}
+
+// codesDone turns codesAdd's sums into the coded scores, float32 in row
+// order in the same memory: (sum − corr)·ws.
+func codesDone(acc []int32, corr int32, ws float32) {
+	if !hasVNNI {
+		codesDoneGo(acc, corr, ws)
+		return
+	}
+	codesDoneVNNI(&acc[0], len(acc), corr, ws)
+}
+
+//go:noescape
+func codesAddVNNI(acc *int32, x0, x1, x2, x3 *int8, n int, wh, wl int32)
+
+//go:noescape
+func codesDoneVNNI(acc *int32, n int, corr int32, ws float32)

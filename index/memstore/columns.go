@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"sync"
+	"time"
 	"unsafe"
 
 	"github.com/citebook/citebook/index/internal/rowset"
@@ -169,27 +170,37 @@ func (s *Store) scoreColumns(q []float32, nz []int32, a *admitted, k int) []scor
 			idx[i] = nz[0] // weight 0
 		}
 	}
+	var iw *intWeights
+	if hasVNNI && len(idx) <= maxIntDims {
+		iw = newIntWeights(w)
+	}
 	scan := func(tiles []int32) *shortlist {
 		sl := &shortlist{lows: make(lowHeap, 0, k), k: k}
 		bp := accPool.Get().(*[]float32)
 		defer accPool.Put(bp)
 		for _, t := range tiles {
-			s.scanTile(int(t), idx, w, a.Bits, *bp, sl)
+			s.scanTile(int(t), idx, w, iw, a.Bits, *bp, sl)
 		}
 		return sl
 	}
 	// Splitting one search across the cores pays only while they would
-	// otherwise idle: on the dev questions two workers cost 1.67× the CPU
-	// of one (0.63 against 0.38 CPU-ms a search, same run: each worker's
-	// own heap lets more rows through to exact rescoring, and the workers
-	// are started, joined and merged). So a search that starts while
-	// another is scanning scans alone, and a lone search still uses every
-	// core for its latency.
+	// otherwise idle: on bench/load.sh's 100k-chunk library two workers
+	// cost 1.15–1.2× the CPU of one (0.44–0.47 against 0.38–0.39 CPU-ms a
+	// search at k=20, same run; 1.4–1.5× before rescore merged the parts'
+	// floors) for 0.28–0.30 against 0.38–0.39 ms of wall time: the workers
+	// are started, joined and merged, and each shortlists more rows. So a
+	// search that starts while another is scanning, or less than
+	// s.scanIdle after one ended — the store is serving a stream of searches
+	// whose other steps keep the cores busy — scans alone; a search on an
+	// idle store still uses every core for its latency.
 	workers := s.workers
-	if s.scans.Add(1) > 1 {
+	if s.scans.Add(1) > 1 || time.Since(s.opened) < time.Duration(s.lastScan.Load())+s.scanIdle {
 		workers = 1
 	}
-	defer s.scans.Add(-1)
+	defer func() {
+		s.lastScan.Store(int64(time.Since(s.opened)))
+		s.scans.Add(-1)
+	}()
 	if len(a.tiles) < 4 || workers < 2 {
 		return s.rescore(idx, w, k, scan(a.tiles))
 	}
@@ -211,6 +222,11 @@ func (s *Store) scoreColumns(q []float32, nz []int32, a *admitted, k int) []scor
 	wg.Wait()
 	return s.rescore(idx, w, k, parts...)
 }
+
+// scanIdle is how long after a column scan ended a new one still counts
+// as part of a stream of searches (Store.scanIdle; see scoreColumns): at
+// 200 searches a second or more each scans alone.
+const scanIdle = 5 * time.Millisecond
 
 // shortlist is what a scan of coded scores leaves for exact rescoring:
 // every row whose coded score plus its rounding bound (up) reached the
@@ -252,9 +268,22 @@ func (sl *shortlist) offer(r int32, c, b float32) {
 // the k-th best lower bound of them all, and returns the k best, best first
 // (ties by row, as the float scan orders them).
 func (s *Store) rescore(idx []int32, w []float32, k int, parts ...*shortlist) []scored {
-	floor := float32(math.Inf(-1))
-	for _, sl := range parts {
-		floor = max(floor, sl.floor())
+	floor := parts[0].floor()
+	if len(parts) > 1 {
+		// The parts scanned different rows, so the k-th best of all their
+		// lower bounds is one too: k rows score at least that exactly. The
+		// best part's own floor alone let 1.7× the rows through to exact
+		// rescoring (84 against 50 a search on bench/load.sh's 100k-chunk
+		// library at k=20), each a cache miss per query dimension.
+		var all lowHeap
+		for _, sl := range parts {
+			for _, lo := range sl.lows {
+				all.offer(lo, k)
+			}
+		}
+		if len(all) == k {
+			floor = all[0]
+		}
 	}
 	var out []scored
 	for _, sl := range parts {
@@ -308,26 +337,42 @@ func (h *lowHeap) offer(v float32, k int) {
 }
 
 // scanTile scores tile t's rows by their codes into acc and offers the
-// admitted ones to sl.
-func (s *Store) scanTile(t int, idx []int32, w []float32, adm []uint64, acc []float32, sl *shortlist) {
+// admitted ones to sl; with iw, by the integer kernels.
+func (s *Store) scanTile(t int, idx []int32, w []float32, iw *intWeights, adm []uint64, acc []float32, sl *shortlist) {
 	n := min(tileRows, len(s.rows)-t*tileRows)
 	if n <= 0 {
 		return
 	}
-	// The kernel works in blocks of 8 rows; a tile's columns always have
-	// tileRows entries (zero past the last row), and so does acc.
+	// The float kernel works in blocks of 8 rows, the integer one in
+	// blocks of 64; a tile's columns always have tileRows entries (zero
+	// past the last row), and so does acc.
 	n8 := (n + 7) &^ 7
-	acc = acc[:n8]
-	clear(acc)
 	code := s.codes[t]
-	col := func(j int32) []int8 { return code[int(j)*tileRows : int(j)*tileRows+n8] }
 	var sumW float32
 	for i := 0; i < len(idx); i += 4 {
-		fusedCodes4(acc, col(idx[i]), col(idx[i+1]), col(idx[i+2]), col(idx[i+3]), w[i:i+4])
 		sumW += abs32(w[i]) + abs32(w[i+1]) + abs32(w[i+2]) + abs32(w[i+3])
 	}
 	// Half a step per code, with room for float32 rounding in the coded sum.
 	half := sumW*(0.5+1e-3) + 1e-6
+	if iw != nil {
+		n64 := (n + 63) &^ 63
+		col := func(j int32) []int8 { return code[int(j)*tileRows : int(j)*tileRows+n64] }
+		sums := unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(acc))), n64)
+		clear(sums)
+		for i := 0; i < len(idx); i += 4 {
+			codesAdd(sums, col(idx[i]), col(idx[i+1]), col(idx[i+2]), col(idx[i+3]), iw.hi[i/4], iw.lo[i/4])
+		}
+		codesDone(sums, iw.corr, iw.ws)
+		half += iw.bound
+		acc = acc[:n8]
+	} else {
+		acc = acc[:n8]
+		clear(acc)
+		col := func(j int32) []int8 { return code[int(j)*tileRows : int(j)*tileRows+n8] }
+		for i := 0; i < len(idx); i += 4 {
+			fusedCodes4(acc, col(idx[i]), col(idx[i+1]), col(idx[i+2]), col(idx[i+3]), w[i:i+4])
+		}
+	}
 	base := t * tileRows
 	words := adm[base/64 : (base+n+63)/64]
 	scale := s.scale[base : base+n8]
@@ -410,6 +455,98 @@ func fusedCodesGo(acc []float32, x0, x1, x2, x3 []int8, w []float32) {
 	a, b, c, d := w[0], w[1], w[2], w[3]
 	for i := range acc {
 		acc[i] += a*float32(x0[i]) + b*float32(x1[i]) + c*float32(x2[i]) + d*float32(x3[i])
+	}
+}
+
+// intWeights are a query's weights as the integer kernels take them,
+// where CPUs have AVX-512 VNNI: the float kernel spends a sign extension,
+// a conversion and a multiply-add per code, VPDPBUSD adds four codes'
+// products at once, exactly, in int32. Each weight w is W = round(w/ws)
+// steps of ws = max|w|/16256, split into W = 128·h + l with h and l
+// signed bytes (|l| ≤ 64), so a code's product is two byte products.
+// Rounding the weights moves a row's coded sum (in code steps) by at most
+// 127·Σ|w − ws·W| (bound), which the scan adds to the codes' own half
+// step: the shortlist still holds every row of the exact top k, and exact
+// rescoring decides it, so results are unchanged (each weight moves at
+// most ws/2, which adds at most 127/32512 of max|w| per dimension to the
+// codes' half step of |w|/2: about 1%). On bench/load.sh's library a
+// vector search took 0.39–0.41 CPU-ms against 0.40–0.56 with the float
+// kernel on one worker, 0.50–0.55 against 0.57–0.63 on two (alternated in
+// the same runs): the scan mostly waits on memory.
+type intWeights struct {
+	hi, lo []int32 // per group of four dimensions, four signed bytes each (the first dimension's lowest)
+	corr   int32   // 128·ΣW: reading the codes as c+128 (unsigned) adds it to every sum
+	ws     float32
+	bound  float32
+}
+
+// maxIntDims keeps the integer sums inside int32: a row's sum of
+// (c+128)·W is at most 255·16256 per dimension.
+const maxIntDims = 512
+
+func newIntWeights(w []float32) *intWeights {
+	var m float32
+	for _, x := range w {
+		m = max(m, abs32(x))
+	}
+	iw := &intWeights{ws: m / 16256}
+	var sum int64
+	var off float64
+	for g := 0; g < len(w); g += 4 {
+		var h, l uint32
+		for d := range 4 {
+			var W int64
+			if iw.ws > 0 {
+				W = min(max(int64(math.Round(float64(w[g+d])/float64(iw.ws))), -16256), 16256)
+			}
+			sum += W
+			off += math.Abs(float64(w[g+d]) - float64(iw.ws)*float64(W))
+			hp := (W + 64) >> 7 // floor division: l = W − 128·h lies in [−64, 63]
+			h |= uint32(uint8(int8(hp))) << (8 * d)
+			l |= uint32(uint8(int8(W-128*hp))) << (8 * d)
+		}
+		iw.hi = append(iw.hi, int32(h))
+		iw.lo = append(iw.lo, int32(l))
+	}
+	iw.corr = int32(128 * sum)
+	iw.bound = float32(127*off) * (1 + 1e-5)
+	return iw
+}
+
+// intPos is where codesAdd keeps row i of a block of 64: the rows whose
+// four codes one VPDPBUSD reads are the dwords of one 128-bit lane.
+func intPos(i int) int {
+	lane, q, j := i/16, i%16/4, i%4
+	return 16*q + 4*lane + j
+}
+
+// codesAddGo is the portable codesAdd, in the same order.
+func codesAddGo(acc []int32, x0, x1, x2, x3 []int8, wh, wl int32) {
+	xs := [4][]int8{x0, x1, x2, x3}
+	var W [4]int32
+	for d := range W {
+		W[d] = 128*int32(int8(wh>>(8*d))) + int32(int8(wl>>(8*d)))
+	}
+	for b := 0; b < len(acc); b += 64 {
+		for i := range 64 {
+			var sum int32
+			for d, x := range xs {
+				sum += (int32(x[b+i]) + 128) * W[d]
+			}
+			acc[b+intPos(i)] += sum
+		}
+	}
+}
+
+// codesDoneGo is the portable codesDone.
+func codesDoneGo(acc []int32, corr int32, ws float32) {
+	f := unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(acc))), len(acc))
+	var block [64]float32
+	for b := 0; b < len(acc); b += 64 {
+		for i := range block {
+			block[i] = float32(acc[b+intPos(i)]-corr) * ws
+		}
+		copy(f[b:b+64], block[:])
 	}
 }
 

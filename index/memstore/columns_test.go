@@ -3,8 +3,10 @@ package memstore
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/citebook/citebook"
 	"github.com/stretchr/testify/require"
@@ -93,6 +95,11 @@ func TestColumnScanIsExact(t *testing.T) {
 					// Another scan in flight: this one runs on one worker.
 					s.scans.Add(1)
 					defer s.scans.Add(-1)
+				} else {
+					// Every scan alone splits across the workers, however
+					// soon after the last one it starts.
+					s.scanIdle = 0
+					defer func() { s.scanIdle = scanIdle }()
 				}
 				for qi := range 20 {
 					q := sparseVec(r, dim, 0.15)
@@ -189,15 +196,75 @@ func TestCodeKernels(t *testing.T) {
 		exact := exactAt(s.cols[0], nz, w, i)
 		require.InDelta(t, exact, s.scale[i]*acc[i], float64(s.scale[i]*sumW/2+1e-6), "row %d", i)
 	}
+	// The integer kernels: within their bound too, and the SIMD ones give
+	// what the portable ones give, bit for bit.
+	iw := newIntWeights(w)
+	require.Positive(t, iw.bound)
+	require.Less(t, iw.bound, sumW*0.01, "14-bit weights move a sum little")
+	ints := func(add func([]int32, []int8, []int8, []int8, []int8, int32, int32), done func([]int32, int32, float32)) []float32 {
+		sums := make([]int32, tileRows)
+		col := func(j int32) []int8 { return s.codes[0][int(j)*tileRows : int(j)*tileRows+tileRows] }
+		for i := 0; i < len(nz); i += 4 {
+			add(sums, col(nz[i]), col(nz[i+1]), col(nz[i+2]), col(nz[i+3]), iw.hi[i/4], iw.lo[i/4])
+		}
+		done(sums, iw.corr, iw.ws)
+		return unsafe.Slice((*float32)(unsafe.Pointer(&sums[0])), len(sums))
+	}
+	got := ints(codesAdd, codesDone)
+	if hasVNNI {
+		require.Equal(t, ints(codesAddGo, codesDoneGo), got)
+	}
+	for i := range rows {
+		exact := exactAt(s.cols[0], nz, w, i)
+		require.InDelta(t, exact, s.scale[i]*got[i], float64(s.scale[i]*(sumW/2+iw.bound)+1e-6), "row %d", i)
+	}
+	// On random codes and weights of every magnitude, against the exact
+	// integer-free sum: the first dimensions' weights far from the others'.
+	for _, dims := range []int{4, 40, 384, maxIntDims} {
+		code := make([]int8, dims*tileRows)
+		for i := range code {
+			code[i] = int8(r.IntN(255) - 127)
+		}
+		ws := make([]float32, dims)
+		for i := range ws {
+			ws[i] = float32(r.NormFloat64() * math.Pow(10, float64(r.IntN(4)-2)))
+		}
+		iw := newIntWeights(ws)
+		sums := make([]int32, tileRows)
+		want := make([]int32, tileRows)
+		col := func(j int) []int8 { return code[j*tileRows : (j+1)*tileRows] }
+		for i := 0; i < dims; i += 4 {
+			codesAdd(sums, col(i), col(i+1), col(i+2), col(i+3), iw.hi[i/4], iw.lo[i/4])
+			codesAddGo(want, col(i), col(i+1), col(i+2), col(i+3), iw.hi[i/4], iw.lo[i/4])
+		}
+		require.Equal(t, want, sums, "dims %d", dims)
+		codesDone(sums, iw.corr, iw.ws)
+		got := unsafe.Slice((*float32)(unsafe.Pointer(&sums[0])), len(sums))
+		for row := range tileRows {
+			var ex float64
+			for j := range dims {
+				ex += float64(ws[j]) * float64(code[j*tileRows+row])
+			}
+			require.InDelta(t, ex, float64(got[row]), float64(iw.bound)+1e-5*math.Abs(ex)+1e-6, "dims %d row %d", dims, row)
+		}
+	}
 }
 
-// TestColumnScanIsExactPortable runs the exactness test on the portable
-// kernel, which machines without AVX2 use.
+// TestColumnScanIsExactPortable runs the exactness test on the kernels
+// that machines without AVX-512 VNNI (the AVX2 float kernel) and without
+// AVX2 (the portable loop) use.
 func TestColumnScanIsExactPortable(t *testing.T) {
-	if !hasAVX2 {
+	avx2, vnni := hasAVX2, hasVNNI
+	defer func() { hasAVX2, hasVNNI = avx2, vnni }()
+	if !avx2 && !vnni {
 		t.Skip("the portable kernel already ran")
 	}
-	hasAVX2 = false
-	defer func() { hasAVX2 = true }()
-	TestColumnScanIsExact(t)
+	if vnni {
+		hasVNNI = false
+		t.Run("float", TestColumnScanIsExact)
+	}
+	if avx2 {
+		hasAVX2, hasVNNI = false, false
+		t.Run("portable", TestColumnScanIsExact)
+	}
 }

@@ -71,6 +71,11 @@ type Store struct {
 	// scans counts column scans running, so a scan fans out over the
 	// cores only when it runs alone (columns.go).
 	scans atomic.Int32
+	// lastScan is when the latest column scan ended, as time since opened
+	// (monotonic), so a scan can tell a stream of searches from a lone one.
+	lastScan atomic.Int64
+	opened   time.Time
+	scanIdle time.Duration // scanIdle; tests set 0 to split every lone scan
 	// workers is how many goroutines a lone scan splits into: GOMAXPROCS
 	// when the store was opened (the CPUs), not a spare processor serve
 	// may add once the library is loaded (library.Serve.Procs), on which
@@ -157,6 +162,8 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		building: map[string]bool{},
 		done:     make(chan struct{}),
 		workers:  runtime.GOMAXPROCS(0),
+		opened:   time.Now(),
+		scanIdle: scanIdle,
 	}
 	if err := s.init(ctx); err != nil {
 		db.Close()
