@@ -97,8 +97,8 @@ var surface = regexp.MustCompile(`[\p{L}\p{N}_][\p{L}\p{N}_.:+#\-/\\]*`)
 // identifiers: a digit run; a word with an inner capital (WireGuard), all
 // capitals (UEFI), a capital not at a sentence start (Kubernetes), an
 // underscore, "::" or an inner dot (t.test); a word called as a function
-// (mmap()); any Latin word in a question written in CJK. Sentence-initial capitals and one- or two-letter tokens
-// ("Ax = b") are left as words.
+// (mmap()); any Latin word in a question written in CJK. Sentence-initial
+// capitals and one- or two-letter tokens ("Ax = b") are left as words.
 func classify(question string, terms func(string) []string) map[string]termKind {
 	out := map[string]termKind{}
 	cjk := hasCJK(question)
@@ -470,7 +470,8 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 	best := -1.0
 	clock := kind == typeClock
 	timed := false // a window passing the bar states a time of day
-	for _, w := range windows(chunks, p.deps.Terms, a.aliases, 3) {
+	ws := windows(chunks, p.deps.Terms, a.aliases, 3)
+	for _, w := range ws {
 		cov, covered := coverageOf(judged, w.terms)
 		if cov > best {
 			best, a.Covered, a.Evidence = cov, covered, w.chunk.ID
@@ -485,7 +486,7 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 		a.Reason = "the question asks for a time of day, and no passage holding its terms states one"
 		return a
 	}
-	if a.Coverage < a.Bar && p.partsAnswerable(question, judged, chunks, a.aliases, a.Bar) {
+	if a.Coverage < a.Bar && p.partsAnswerable(question, judged, ws, a.Bar) {
 		// Each part of a question that plainly asks two things has its
 		// own evidence; the answerer quotes one passage per part.
 		a.Answerable, a.Code = true, CodeAnswered
@@ -502,17 +503,17 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 
 // partsAnswerable reports whether every part of a question that plainly
 // asks two or three things (coordinated) has an evidence window holding
-// the bar's share of that part's own key terms. One window rarely holds
+// the bar's share of that part's own key terms (ws: the context's
+// evidence windows, as assess cut them). One window rarely holds
 // the terms of both parts ("warn everyone who is logged in", "keep the
 // shutdown from being killed when my SSH session ends"): they are answered
 // on different pages. Each part must pass on its own, so a question with
 // one part the books never cover is still refused.
-func (p *Pipeline) partsAnswerable(question string, keys []keyTerm, chunks []ContextChunk, aliases []Alias, bar float64) bool {
+func (p *Pipeline) partsAnswerable(question string, keys []keyTerm, ws []window, bar float64) bool {
 	parts := coordinated(question, p.deps.Terms)
 	if len(parts) < 2 {
 		return false
 	}
-	ws := windows(chunks, p.deps.Terms, aliases, 3)
 	for _, part := range parts {
 		own := map[string]bool{}
 		for _, t := range questionTerms(part, p.deps.Terms) {

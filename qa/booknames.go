@@ -3,7 +3,6 @@ package qa
 import (
 	"context"
 	"regexp"
-	"slices"
 	"sort"
 	"strings"
 
@@ -32,13 +31,13 @@ const (
 	nameSlack = 1
 )
 
-// titlePages returns the short chunks among the first of cs (sorted by
-// ordinal).
-func titlePages(cs []citebook.Chunk) []citebook.Chunk {
-	var out []citebook.Chunk
+// titlePages returns the terms of the short chunks among the first of cs
+// (sorted by ordinal).
+func titlePages(cs []citebook.Chunk) []sectionTerms {
+	var out []sectionTerms
 	for _, c := range cs[:min(len(cs), titleChunks)] {
-		if len(analysis.Terms(c.Text)) <= titleMaxTerms {
-			out = append(out, c)
+		if ts := analysis.Terms(c.Text); len(ts) <= titleMaxTerms {
+			out = append(out, sectionTerms{parent: c.ParentID, terms: analysis.TermSet(ts)})
 		}
 	}
 	return out
@@ -57,8 +56,8 @@ func (p *Pipeline) bookNames(ctx context.Context, question string, f citebook.Fi
 		return question, nil, nil
 	}
 	var names []string
-	for _, t := range routeTerms(question) {
-		if isWord(t) && !slices.Contains(names, t) {
+	for _, t := range routeTerms(question) { // each once
+		if isWord(t) {
 			names = append(names, t)
 		}
 	}

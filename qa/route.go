@@ -133,9 +133,7 @@ func (p *Pipeline) profile(ctx context.Context, b citebook.BookScope) (*profile,
 			return nil, err
 		}
 		cv := cover(cs) // sorts cs by ordinal
-		for _, c := range titlePages(cs) {
-			pr.titlePages = append(pr.titlePages, sectionTerms{parent: c.ParentID, terms: analysis.TermSet(analysis.Terms(c.Text))})
-		}
+		pr.titlePages = titlePages(cs)
 		for _, c := range cv {
 			pr.cover = append(pr.cover, sectionTerms{parent: c.ParentID, terms: analysis.TermSet(analysis.Terms(c.Text))})
 		}

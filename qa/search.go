@@ -45,7 +45,7 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 	if err := p.checkEmbedding(ctx); err != nil {
 		return nil, err
 	}
-	fd := &found{filter: f, library: lib, question: q}
+	fd := &found{filter: f, library: lib}
 	if fd.question, tr.BookNames, err = p.bookNames(ctx, q, f); err != nil {
 		return nil, err
 	}

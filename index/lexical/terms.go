@@ -195,17 +195,10 @@ func nextCode(seq []byte) (v uint64, n int) {
 	return binary.Uvarint(seq)
 }
 
-// Holds reports which of want (the first 64) the chunk's indexed text —
-// heading path and text — holds, bit i for want[i], from the postings
-// without reading the chunk's terms; ok is false as for ChunkTerms. It is
-// HoldsAll for one chunk.
-func (x *Index) Holds(c *citebook.Chunk, want []string) (mask uint64, ok bool) {
-	held, oks := x.HoldsAll([]*citebook.Chunk{c}, want)
-	return held[0], oks[0]
-}
-
-// HoldsAll is Holds for every chunk of cs at once: held[i] and ok[i] are
-// what Holds would give for cs[i]. The proximity feature counts the
+// HoldsAll reports for each chunk of cs which of want (the first 64) its
+// indexed text — heading path and text — holds, bit i of held[i] for
+// want[i], from the postings without reading the chunk's terms; ok[i] is
+// false as ChunkTerms is for cs[i]. The proximity feature counts the
 // question's term pairs adjacent in a candidate, which a candidate lacking
 // one term of every pair cannot have, and asks this of every candidate.
 // (Decoding the rows' term sequences instead cost more on the

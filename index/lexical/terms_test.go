@@ -131,14 +131,14 @@ func TestChunkTermsMatchSegmenting(t *testing.T) {
 			require.True(t, ok, cs[i].ID)
 			apart := segmentApart(&cs[i], want)
 			require.Equal(t, apart, got, cs[i].ID)
-			// Holds tells the same presence from the postings.
+			// HoldsAll tells the same presence from the postings.
 			var mask uint64
 			for _, rt := range apart {
 				if rt.w >= 0 {
 					mask |= 1 << rt.w
 				}
 			}
-			held, ok := x.Holds(&cs[i], want)
+			held, ok := holds(x, &cs[i], want)
 			require.True(t, ok)
 			require.Equal(t, mask, held, cs[i].ID)
 			// ChunkSentences gives the text's terms by sentence.
@@ -185,7 +185,7 @@ func TestChunkTermsMatchSegmenting(t *testing.T) {
 	other.Text += " more"
 	_, ok := readTerms(x, &other, want)
 	require.False(t, ok)
-	_, ok = x.Holds(&other, want)
+	_, ok = holds(x, &other, want)
 	require.False(t, ok)
 	_, ok = readSentences(x, &other, want)
 	require.False(t, ok)
@@ -289,4 +289,10 @@ func FuzzSegmentSplitsAtHeading(f *testing.F) {
 		require.Equal(t, len(h), int(n))
 		require.Equal(t, append(h, b...), ts)
 	})
+}
+
+// holds is HoldsAll for one chunk.
+func holds(x *Index, c *citebook.Chunk, want []string) (uint64, bool) {
+	held, ok := x.HoldsAll([]*citebook.Chunk{c}, want)
+	return held[0], ok[0]
 }
