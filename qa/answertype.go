@@ -3,6 +3,11 @@ package qa
 import (
 	"regexp"
 	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/citebook/citebook/analysis"
 )
 
 // answerType is the kind of statement a question asks for, read from its
@@ -92,4 +97,209 @@ func (t answerType) subject(keys []keyTerm) []keyTerm {
 		return keys
 	}
 	return out
+}
+
+// whatIs is what a question asking what something is ("What is a
+// factor?", "Who was Queequeg?", "What does ARIMA mean?") asks to see: a
+// sentence that opens with its subject and says what it is ("A factor is a
+// vector object used to specify a discrete classification …"). Without it
+// every sentence naming the subject covers the question alike, and the
+// shortest won: "Get off, Queequeg!", "The ordered() function creates such
+// ordered factors but is otherwise identical to factor."
+type whatIs struct {
+	subject string         // as asked, lower-cased
+	opens   *regexp.Regexp // a sentence stating it
+	named   *regexp.Regexp // a sentence naming what is known by it
+}
+
+// The questions asking for a definition, their subject in group 1; a
+// trailing "in R" (one capitalised word) names the book's domain.
+var asksDefinition = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)^\s*(?:what|who)\s+(?:is|are|was|were)\s+(?:(?:a|an|the)\s+)?(.+?)(?:\s+in\s+\p{Lu}\S*)?\s*\?*\s*$`),
+	regexp.MustCompile(`(?i)^\s*what\s+(?:does|do)\s+(?:(?:a|an|the)\s+)?(.+?)\s+(?:mean|stand for)\s*\?*\s*$`),
+	regexp.MustCompile(`(?i)^\s*what\s+is\s+meant\s+by\s+(?:(?:a|an|the)\s+)?(.+?)\s*\?*\s*$`),
+	regexp.MustCompile(`(?i)^\s*define\s+(?:(?:a|an|the)\s+)?(.+?)\s*[.?]*\s*$`),
+}
+
+// whatIsAsked returns what a question asks the definition of; nil when it
+// asks something else. The subject is one to four words, none a digit or a
+// word that makes the question ask more than what the thing is ("What is
+// the capital of France?", "What is the FY2018 capital expenditure for
+// 3M?", "Who was Cato Ingraham, and where did he live?").
+func whatIsAsked(question string) *whatIs {
+	for _, re := range asksDefinition {
+		m := re.FindStringSubmatch(question)
+		if m == nil {
+			continue
+		}
+		words := strings.Fields(strings.ToLower(m[1]))
+		if len(words) == 0 || len(words) > 4 || slices.ContainsFunc(words, func(w string) bool {
+			return notSubjectWord(w) || strings.ContainsAny(w, "0123456789,;:")
+		}) {
+			continue // "What is meant by …" is read by a later pattern
+		}
+		parts := make([]string, len(words))
+		for i, w := range words {
+			if i == len(words)-1 {
+				// Singular and plural alike: "factors" asks about "A
+				// factor is …", "class" about "Classes are …".
+				parts[i] = regexp.QuoteMeta(singular(w)) + `(?:s|es)?`
+			} else {
+				parts[i] = regexp.QuoteMeta(w)
+			}
+		}
+		subject := strings.Join(parts, `[\s-]+`)
+		// The subject opens the sentence (after a short lead-in, an
+		// article and at most two names: "As noted above, a matrix is
+		// …", "An R list is …"), and a copula follows it, with
+		// at most a parenthesis or a short aside between them, then the
+		// word that starts what it is (group 2). In mid sentence "the data
+		// frame is detached" is no definition.
+		opens := regexp.MustCompile(`(?i)^\W*(?:[^,.;:]{1,30},\s+)?(?:(?:a|an|the)\s+)?((?:[\p{L}\p{N}]+\s+){0,2}?)` + subject +
+			`\b\s*(?:\([^)]{0,60}\)\s*)?(?:,[^,.;]{1,60},\s*)?(?:is|are|was|were|means|denotes|refers\s+to|stands\s+for|consists\s+of|can\s+be\s+(?:considered|thought\s+of|regarded|viewed|seen)\s+as)\s+([\p{L}\p{N}"“]+)`)
+		// Or it names the subject as what something is known as: "The
+		// entities R operates on are technically known as objects."
+		named := regexp.MustCompile(`(?i)\b(?:are|is)\s+(?:\w+\s+)?(?:known|referred\s+to)\s+as\s+(?:(?:a|an|the)\s+)?` + subject + `\b`)
+		return &whatIs{subject: strings.Join(words, " "), opens: opens, named: named}
+	}
+	return nil
+}
+
+// states reports whether the sentence s states the definition (false for
+// a nil whatIs).
+func (d *whatIs) states(s string) bool {
+	if d == nil {
+		return false
+	}
+	m := d.opens.FindStringSubmatch(s)
+	if m == nil {
+		return d.named.MatchString(s)
+	}
+	for _, w := range strings.Fields(m[1]) {
+		if r, _ := utf8.DecodeRuneInString(w); !unicode.IsUpper(r) || analysis.IsStopword(strings.ToLower(w)) || isConnective(strings.ToLower(w)) {
+			// A modifier makes it another thing ("A dimension vector is
+			// …", "The levels of factors are …"); a name does not ("An R
+			// list is …", "Captain Ahab is …"), nor does a sentence's
+			// opening word ("Although aptitude is …" is about something
+			// else).
+			return false
+		}
+	}
+	return !notDefining(strings.ToLower(m[2]))
+}
+
+// isConnective reports the words that open a sentence about something
+// else than the noun after them.
+func isConnective(w string) bool {
+	switch w {
+	case "although", "though", "since", "because", "unless", "whereas", "once", "thus", "hence", "however",
+		"also", "here", "now", "each", "every", "some", "any", "many", "such", "no", "one", "another", "other":
+		return true
+	}
+	return false
+}
+
+// notDefining reports the words after a copula that make the sentence say
+// what is done to its subject or how it is, not what it is: a participle
+// ("The device tree is described in a text form"), "not", "also".
+func notDefining(w string) bool {
+	if len(w) > 3 && strings.HasSuffix(w, "ed") {
+		return true
+	}
+	switch w {
+	case "not", "also", "only", "then", "now", "still", "being", "made", "shown", "given", "written", "kept",
+		"held", "set", "put", "built", "done", "seen", "found", "run", "taken", "always", "usually", "often",
+		"never", "available", "possible", "likely", "important", "useful", "different", "similar", "visible",
+		"less", "more", "much", "very", "so", "too", "quite", "rather", "there", "here":
+		return true
+	}
+	return false
+}
+
+// statedIn reports whether any sentence of text states the definition.
+func (d *whatIs) statedIn(text string) bool {
+	if d == nil || !strings.Contains(strings.ToLower(text), d.subject[:min(len(d.subject), 4)]) {
+		return false
+	}
+	for _, s := range analysis.Sentences(text) {
+		if d.states(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// notSubjectWord reports words that make a question ask more than what its
+// subject is: prepositions, conjunctions, question words and verbs.
+func notSubjectWord(w string) bool {
+	switch w {
+	case "of", "for", "to", "from", "with", "by", "on", "at", "between", "after", "before", "during", "about",
+		"than", "if", "when", "where", "how", "why", "which", "that", "and", "or", "do", "does", "did",
+		"can", "could", "should", "would", "will", "there", "it", "this", "these", "those", "my", "your",
+		"best", "difference", "purpose", "point", "use", "meaning", "name", "reason":
+		return true
+	}
+	return false
+}
+
+// singular strips an English plural ending from w ("classes" → "class",
+// "factors" → "factor", "lines" → "line").
+func singular(w string) string {
+	switch {
+	case len(w) > 4 && (strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "xes") || strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes")):
+		return w[:len(w)-2]
+	case len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
+		return w[:len(w)-1]
+	}
+	return w
+}
+
+// first moves the best-ranked candidate that states the definition to the
+// front (cands unchanged when none does, or for a nil whatIs): the context
+// then holds the passage that says what the thing is, however many
+// passages merely use the word rank above it.
+func (d *whatIs) first(cands []*candidate) []*candidate {
+	if d == nil {
+		return cands
+	}
+	for i, c := range cands {
+		if d.statedIn(c.chunk.Text) {
+			if i > 0 {
+				out := make([]*candidate, 0, len(cands))
+				out = append(append(append(out, c), cands[:i]...), cands[i+1:]...)
+				return out
+			}
+			return cands
+		}
+	}
+	return cands
+}
+
+// rescue keeps, when no candidate the threshold kept states the
+// definition, the best-fused one it dropped that does (nothing for a nil
+// whatIs): a sentence opening with the subject and saying what it is, is
+// about the question however few of its words BM25 weighs ("Vectors are the
+// most important type of object in R" against passages that print
+// "vector" five times).
+func (d *whatIs) rescue(fd *found) {
+	if d == nil {
+		return
+	}
+	var best *candidate
+	for _, c := range fd.all {
+		if c.kept && d.statedIn(c.chunk.Text) {
+			return
+		}
+		if !c.kept && (best == nil || c.fused > best.fused) && d.statedIn(c.chunk.Text) {
+			best = c
+		}
+	}
+	if best == nil {
+		return
+	}
+	best.kept = true
+	if len(fd.groups) == 0 {
+		fd.groups = [][]*candidate{nil}
+	}
+	fd.groups[0] = append([]*candidate{best}, fd.groups[0]...)
 }

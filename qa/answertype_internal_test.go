@@ -69,3 +69,65 @@ func TestSubject(t *testing.T) {
 	require.Equal(t, []string{"time", "today"}, texts(typeClock.subject(keys("time", "today"))), "nothing else left")
 	require.Equal(t, []string{"time", "long"}, texts(typeQuantity.subject(keys("time", "long"))), "other types keep them")
 }
+
+// TestWhatIsAsked reads the subject of a question asking what something
+// is, and only of such a question.
+func TestWhatIsAsked(t *testing.T) {
+	for q, want := range map[string]string{
+		"What is a factor?":                             "factor",
+		"What are factors in R?":                        "factors",
+		"Who was Queequeg?":                             "queequeg",
+		"What is the recycling rule?":                   "recycling rule",
+		"What does ARIMA stand for?":                    "arima",
+		"What does the -f flag mean?":                   "-f flag",
+		"What is meant by a sparse file?":               "sparse file",
+		"Define endianness.":                            "endianness",
+		"What is the capital of France?":                "",
+		"What is the FY2018 capex for 3M?":              "",
+		"Who was Cato Ingraham, and where did he live?": "",
+		"What is the best way to read a file?":          "",
+		"How do I make a data frame?":                   "",
+		"What is it?":                                   "",
+	} {
+		d := whatIsAsked(q)
+		if want == "" {
+			require.Nil(t, d, q)
+			continue
+		}
+		require.NotNil(t, d, q)
+		require.Equal(t, want, d.subject, q)
+	}
+}
+
+// TestWhatIsStates: a definition opens its sentence with the subject (after
+// a short lead-in, an article or a name) and a copula, and says what the
+// subject is, not what is done to it.
+func TestWhatIsStates(t *testing.T) {
+	for _, tc := range []struct {
+		question, sentence string
+		want               bool
+	}{
+		{"What is a factor?", "A factor is a vector object used to specify a discrete classification (grouping) of the components of other vectors of the same length.", true},
+		{"What are factors?", "A factor is a vector object used to specify a discrete classification.", true},
+		{"What is a vector?", "Vectors are the most important type of object in R, but there are several others.", true},
+		{"What is a list?", "An R list is an object consisting of an ordered collection of objects known as its components.", true},
+		{"What is a matrix?", "As noted above, a matrix is just an array with two subscripts.", true},
+		{"What is an array?", "An array can be considered as a multiply subscripted collection of data entries, for example numeric.", true},
+		{"Who was Ahab?", "Captain Ahab is the Captain of this ship.", true},
+		{"What is an object?", "The entities R operates on are technically known as objects.", true},
+		{"What is an object?", "An object known as x is printed.", false},
+		{"What is a data frame?", "A data frame (a list of class data.frame) is a list of variables.", true},
+		{"What is a factor?", "The levels of factors are stored in alphabetical order.", false},
+		{"What is a vector?", "A dimension vector is a vector of non-negative integers.", false},
+		{"What is a data frame?", "However the new value of component u is not visible until the data frame is detached.", false},
+		{"What is a device tree?", "The device tree is described in a text form, described in 3.2.", false},
+		{"What is aptitude?", "Although aptitude is a very nice interactive tool, you should know some facts.", false},
+		{"What is apt-get?", "apt-get is less demanding on hardware resources.", false},
+		{"What is a factor?", "The ordered() function creates such ordered factors but is otherwise identical to factor.", false},
+	} {
+		d := whatIsAsked(tc.question)
+		require.NotNil(t, d, tc.question)
+		require.Equal(t, tc.want, d.states(tc.sentence), "%s / %s", tc.question, tc.sentence)
+	}
+	require.False(t, (*whatIs)(nil).states("A factor is a vector."))
+}

@@ -97,3 +97,39 @@ func TestAnswerTypeDate(t *testing.T) {
 		})
 	}
 }
+
+// TestWhatIs: a question asking what something is is answered with the
+// sentence of the book that says so, not with the shortest sentence naming
+// it. Before, R-intro's "What is a factor?" quoted "The ordered() function
+// creates such ordered factors but is otherwise identical to factor." and
+// "What is a data frame?" a sentence about coercing lists; the defining
+// sentences were in the context, or dropped by the threshold (vectors).
+func TestWhatIs(t *testing.T) {
+	l := testlib.Open(t, testlib.Config(t.TempDir()))
+	testlib.Index(t, l, citebook.BookInput{BookID: "R-intro", Tenant: "lib", Path: corpus.Path(t, "books/R-intro.pdf")})
+	testlib.Index(t, l, citebook.BookInput{BookID: "dtc", Tenant: "lib", Path: corpus.Path(t, "books/dtc-paper.pdf")})
+	p := testlib.Pipeline(t, l)
+	reader := citebook.Principal{Tenant: "lib", User: "r", Admin: true}
+	for _, tc := range []struct {
+		book, question, starts string
+	}{
+		{"R-intro", "What is a factor?", "A factor is a vector object used to specify a discrete classification"},
+		{"R-intro", "What are factors in R?", "A factor is a vector object"},
+		{"R-intro", "What is a data frame?", `A data frame is a list with class "data.frame".`},
+		{"R-intro", "What is a list?", "An R list is an object consisting of an ordered collection of objects"},
+		{"R-intro", "What is a matrix?", "As noted above, a matrix is just an array with two subscripts."},
+		{"R-intro", "What is an array?", "An array can be considered as a multiply subscripted collection of data entries"},
+		{"R-intro", "What is a vector?", "Vectors are the most important type of object in R"},
+		{"R-intro", "What is an object?", "The entities that R creates and manipulates are known as objects."},
+		{"dtc", "What is a device tree?", "The device tree consists of nodes representing devices or buses"},
+	} {
+		t.Run(tc.question, func(t *testing.T) {
+			a, err := p.Ask(context.Background(), reader, qa.Request{Question: tc.question, BookIDs: []string{tc.book}}, nil)
+			require.NoError(t, err)
+			require.False(t, a.Refused, "%+v", a.Trace.Answerability)
+			require.NotEmpty(t, a.Citations)
+			require.True(t, strings.HasPrefix(a.Answer, tc.starts), "%s", a.Answer)
+			require.True(t, strings.HasPrefix(a.Citations[0].Quote, tc.starts[:20]), "%+v", a.Citations[0])
+		})
+	}
+}

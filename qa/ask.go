@@ -20,6 +20,8 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 	if err != nil {
 		return nil, err
 	}
+	def := whatIsAsked(fd.question)
+	def.rescue(fd)
 	tr.Dropped = thresholdDrops(fd.all)
 	defer func() { tr.Retrieved = traceHits(fd.all) }()
 	if fd.empty() {
@@ -34,6 +36,7 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 	k := p.k(req)
 	kept, dropped := dedupe(interleave(fd.groups), p.opts.Neighbours)
 	tr.Dropped = append(tr.Dropped, dropped...)
+	kept = def.first(kept)
 	if pool := p.opts.RerankPool * k; len(kept) > pool {
 		for _, c := range kept[pool:] {
 			tr.Dropped = append(tr.Dropped, Dropped{ChunkID: c.chunk.ID, Reason: "below_k"})

@@ -112,7 +112,8 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 	// page on the equation environment, for why not to write $$). The
 	// pipeline refuses when no passage shows it at all.
 	alone := analysis.StandaloneSymbols(question)
-	bestChunk, bestFrom, bestTo := e.bestPassage(all, weights, given, kind, alone)
+	def := whatIsAsked(question)
+	bestChunk, bestFrom, bestTo := e.bestPassage(all, weights, given, kind, def, alone)
 	if bestChunk == nil {
 		return d, nil
 	}
@@ -131,7 +132,7 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 			if len(pw) == 0 || windowCover(bestChunk.sents[bestFrom:bestTo+1], pw) >= e.minCoverage {
 				continue
 			}
-			c, from, to := e.bestPassage(all, pw, given, askedType(part), analysis.StandaloneSymbols(part))
+			c, from, to := e.bestPassage(all, pw, given, askedType(part), whatIsAsked(part), analysis.StandaloneSymbols(part))
 			if c == nil || slices.Contains(shown, win{c, from, to}) {
 				continue
 			}
@@ -156,7 +157,7 @@ type chunkSents struct {
 // bestPassage finds the window of up to maxSentence consecutive sentences
 // of one chunk that scores best for weights (see AnswerWeighted); nil when
 // none holds enough of them.
-func (e *Extractive) bestPassage(all []chunkSents, weights map[string]float64, given bool, kind answerType, alone map[string]bool) (*chunkSents, int, int) {
+func (e *Extractive) bestPassage(all []chunkSents, weights map[string]float64, given bool, kind answerType, def *whatIs, alone map[string]bool) (*chunkSents, int, int) {
 	// Sums run over the terms in one fixed order: taken in map order they
 	// differ in the last bits from run to run, and that decided whether a
 	// sentence adding nothing extended the passage (cov <= prevCov).
@@ -191,7 +192,7 @@ func (e *Extractive) bestPassage(all []chunkSents, weights map[string]float64, g
 			have := map[string]bool{}
 			size := 0
 			prevCov := 0.0
-			typed := false // the passage states what the question asks for
+			typed := false // the passage states what the question asks for (its type, or the definition asked for)
 			width := e.maxSentence
 			if cs.table {
 				width = 1 // a row is a passage; the next row is another line item
@@ -202,7 +203,7 @@ func (e *Extractive) bestPassage(all []chunkSents, weights map[string]float64, g
 					break
 				}
 				size += len(s.text)
-				typed = typed || kind.statedIn(s.text)
+				typed = typed || kind.statedIn(s.text) || def.states(s.text)
 				for t := range s.terms {
 					if weights[t] > 0 {
 						have[t] = true
