@@ -108,6 +108,7 @@ func (t answerType) subject(keys []keyTerm) []keyTerm {
 // ordered factors but is otherwise identical to factor."
 type whatIs struct {
 	subject string         // as asked, lower-cased
+	key     string         // what a text stating it must contain, lower-cased
 	opens   *regexp.Regexp // a sentence stating it
 	named   *regexp.Regexp // a sentence naming what is known by it
 }
@@ -121,12 +122,21 @@ var asksDefinition = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)^\s*define\s+(?:(?:a|an|the)\s+)?(.+?)\s*[.?]*\s*$`),
 }
 
+// The same in Chinese: 什么是导言区？ 宏包是什么？ 浮动体指的是什么？
+var asksDefinitionCJK = []*regexp.Regexp{
+	regexp.MustCompile(`^\s*(?:什么是|什么叫|何为|何谓)\s*(.+?)\s*[？?]*\s*$`),
+	regexp.MustCompile(`^\s*(.+?)\s*(?:是什么|指的是什么|是指什么|是啥)(?:东西|意思)?\s*[？?]*\s*$`),
+}
+
 // whatIsAsked returns what a question asks the definition of; nil when it
 // asks something else. The subject is one to four words, none a digit or a
 // word that makes the question ask more than what the thing is ("What is
 // the capital of France?", "What is the FY2018 capital expenditure for
 // 3M?", "Who was Cato Ingraham, and where did he live?").
 func whatIsAsked(question string) *whatIs {
+	if hasCJK(question) {
+		return whatIsAskedCJK(question)
+	}
 	for _, re := range asksDefinition {
 		m := re.FindStringSubmatch(question)
 		if m == nil {
@@ -160,7 +170,34 @@ func whatIsAsked(question string) *whatIs {
 		// Or it names the subject as what something is known as: "The
 		// entities R operates on are technically known as objects."
 		named := regexp.MustCompile(`(?i)\b(?:are|is)\s+(?:\w+\s+)?(?:known|referred\s+to)\s+as\s+(?:(?:a|an|the)\s+)?` + subject + `\b`)
-		return &whatIs{subject: strings.Join(words, " "), opens: opens, named: named}
+		return &whatIs{subject: strings.Join(words, " "), key: singular(words[len(words)-1]), opens: opens, named: named}
+	}
+	return nil
+}
+
+// whatIsAskedCJK reads a Chinese question asking what something is: the
+// subject is at most twelve characters and holds no question word ("什么是
+// 导言区？"; not "如何设置导言区？"). A Chinese book defines by "X是…"
+// ("X（…）是…", "所谓X，就是…") or names the thing: "这些扩展称为宏包。"
+func whatIsAskedCJK(question string) *whatIs {
+	for _, re := range asksDefinitionCJK {
+		m := re.FindStringSubmatch(question)
+		if m == nil {
+			continue
+		}
+		subj := strings.ToLower(strings.TrimSpace(m[1]))
+		if n := utf8.RuneCountInString(subj); n == 0 || n > 12 || strings.ContainsAny(subj, "？?，,。怎如为哪吗呢几多") {
+			continue
+		}
+		subject := strings.Join(strings.Fields(regexp.QuoteMeta(subj)), `\s*`)
+		// A heading glued to the first sentence repeats the subject
+		// ("放线菌酮 放线菌酮是一种……").
+		opens := regexp.MustCompile(`(?i)^\W*(?:` + subject + `\s+)?(?:所谓\s*)?()` + subject +
+			`\s*(?:（[^）]{0,30}）|\([^)]{0,30}\))?\s*[，,]?\s*(?:就是|是指|指的是|是|指)\s*(\S)`)
+		// What is named ends with the subject: "叫做棱柱的高" names the
+		// height.
+		named := regexp.MustCompile(`(?i)(?:称为|称作|叫做|叫作|简称|统称)\s*[“"「]?` + subject + `(?:$|[\s。，；、！？”"」）)])`)
+		return &whatIs{subject: subj, key: subj, opens: opens, named: named}
 	}
 	return nil
 }
@@ -210,7 +247,9 @@ func notDefining(w string) bool {
 	case "not", "also", "only", "then", "now", "still", "being", "made", "shown", "given", "written", "kept",
 		"held", "set", "put", "built", "done", "seen", "found", "run", "taken", "always", "usually", "often",
 		"never", "available", "possible", "likely", "important", "useful", "different", "similar", "visible",
-		"less", "more", "much", "very", "so", "too", "quite", "rather", "there", "here":
+		"less", "more", "much", "very", "so", "too", "quite", "rather", "there", "here",
+		"否", "不", "没", "非": // 是否, 是不是
+
 		return true
 	}
 	return false
@@ -218,7 +257,7 @@ func notDefining(w string) bool {
 
 // statedIn reports whether any sentence of text states the definition.
 func (d *whatIs) statedIn(text string) bool {
-	if d == nil || !strings.Contains(strings.ToLower(text), d.subject[:min(len(d.subject), 4)]) {
+	if d == nil || !strings.Contains(strings.ToLower(text), d.key) {
 		return false
 	}
 	for _, s := range analysis.Sentences(text) {

@@ -104,10 +104,12 @@ func TestAnswerTypeDate(t *testing.T) {
 // creates such ordered factors but is otherwise identical to factor." and
 // "What is a data frame?" a sentence about coercing lists; the defining
 // sentences were in the context, or dropped by the threshold (vectors).
+// lshort-zh-cn names what it defines: "……之间的位置称为导言区。"
 func TestWhatIs(t *testing.T) {
 	l := testlib.Open(t, testlib.Config(t.TempDir()))
 	testlib.Index(t, l, citebook.BookInput{BookID: "R-intro", Tenant: "lib", Path: corpus.Path(t, "books/R-intro.pdf")})
 	testlib.Index(t, l, citebook.BookInput{BookID: "dtc", Tenant: "lib", Path: corpus.Path(t, "books/dtc-paper.pdf")})
+	testlib.Index(t, l, citebook.BookInput{BookID: "lshort", Tenant: "lib", Path: corpus.Path(t, "books/lshort-zh-cn.pdf")})
 	p := testlib.Pipeline(t, l)
 	reader := citebook.Principal{Tenant: "lib", User: "r", Admin: true}
 	for _, tc := range []struct {
@@ -122,6 +124,8 @@ func TestWhatIs(t *testing.T) {
 		{"R-intro", "What is a vector?", "Vectors are the most important type of object in R"},
 		{"R-intro", "What is an object?", "The entities that R creates and manipulates are known as objects."},
 		{"dtc", "What is a device tree?", "The device tree consists of nodes representing devices or buses"},
+		// Before: "\documentclass{...} % ...为某文档类%导言区".
+		{"lshort", "什么是导言区？", `在\documentclass和\begin{document}之间的位置称为导言区。`},
 	} {
 		t.Run(tc.question, func(t *testing.T) {
 			a, err := p.Ask(context.Background(), reader, qa.Request{Question: tc.question, BookIDs: []string{tc.book}}, nil)
