@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/analysis"
@@ -726,9 +727,14 @@ type Summary struct {
 	CitationRecall       float64            `json:"citation_recall"`
 	RefusalAccuracy      float64            `json:"refusal_accuracy"`
 	AnsweredCoverage     float64            `json:"answered_coverage"`
-	LatencyMS            map[string]float64 `json:"latency_ms"`
-	ContextDuplication   float64            `json:"context_duplication_rate"`
-	TokensPerQuestion    float64            `json:"tokens_per_question"` // context tokens given to the answerer
+	// GoldAnswerHeld: answered questions with a gold answer whose answer
+	// holds it word for word (answerText of both), over GoldAnswered of
+	// them; for span datasets (CMRC) it is the answer's exact match.
+	GoldAnswerHeld     float64            `json:"gold_answer_held"`
+	GoldAnswered       int                `json:"gold_answer_questions"`
+	LatencyMS          map[string]float64 `json:"latency_ms"`
+	ContextDuplication float64            `json:"context_duplication_rate"`
+	TokensPerQuestion  float64            `json:"tokens_per_question"` // context tokens given to the answerer
 	// Signals are the ranking metrics of each retriever alone beside the
 	// fused ranking, from the same run (see Signals).
 	Signals map[string]SignalSummary `json:"signals"`
@@ -789,11 +795,11 @@ func Summarize(rs []QuestionResult, setup Setup) Summary {
 		Setup: setup, Signals: summarizeSignals(rs), RefusalReasons: map[string]int{}, RejectedCitations: map[string]int{}}
 	supported := 0
 	var (
-		lat                                []float64
-		pageQ, citePageQ, precQ            int
-		citePageSum, precSum               float64
-		recallHits, refused, answered, all int
-		dupSum, tokSum                     float64
+		lat                                          []float64
+		pageQ, citePageQ, precQ                      int
+		citePageSum, precSum                         float64
+		recallHits, refused, answered, goldHeld, all int
+		dupSum, tokSum                               float64
 	)
 	for i := range rs {
 		r := &rs[i]
@@ -873,6 +879,12 @@ func Summarize(rs []QuestionResult, setup Setup) Summary {
 		s.Answerable++
 		if !r.Refused {
 			answered++
+			if g := answerText(r.GoldAnswer); g != "" {
+				s.GoldAnswered++
+				if strings.Contains(answerText(r.Answer), g) {
+					goldHeld++
+				}
+			}
 		}
 		if r.ranked() {
 			s.Ranked++
@@ -942,6 +954,7 @@ func Summarize(rs []QuestionResult, setup Setup) Summary {
 	s.CitationRecall = ratio(float64(recallHits), s.Answerable)
 	s.RefusalAccuracy = ratio(float64(refused), s.Unanswerable)
 	s.AnsweredCoverage = ratio(float64(answered), s.Answerable)
+	s.GoldAnswerHeld = ratio(float64(goldHeld), s.GoldAnswered)
 	s.LatencyMS["p50"] = Percentile(lat, 50)
 	s.LatencyMS["p95"] = Percentile(lat, 95)
 	s.ContextDuplication = ratio(dupSum, all)
@@ -983,4 +996,17 @@ func severity(r *QuestionResult) int {
 		return 1
 	}
 	return 0
+}
+
+// answerText is s lower-cased with only its letters and digits, so a gold
+// answer is found in an answer whatever the spacing, punctuation and case
+// ("CHCONH" in "分子式为CHCONH。").
+func answerText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
 }

@@ -432,7 +432,7 @@ func TestWriteReport(t *testing.T) {
 	require.NoError(t, json.Unmarshal(data, &back))
 	for _, key := range []string{"questions", "recall_at_k", "mrr_at_10", "ndcg_at_10", "page_recall_at_k",
 		"citation_page_accuracy", "citation_precision", "citation_recall", "refusal_accuracy",
-		"answered_coverage", "latency_ms", "hit_rate", "context_duplication_rate", "tokens_per_question", "setup"} {
+		"answered_coverage", "gold_answer_held", "gold_answer_questions", "latency_ms", "hit_rate", "context_duplication_rate", "tokens_per_question", "setup"} {
 		assert.Contains(t, back.Summary, key)
 	}
 	assert.Len(t, back.Questions, 2)

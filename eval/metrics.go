@@ -26,6 +26,10 @@
 //   - Refusal accuracy: unanswerable questions refused, over all unanswerable.
 //   - Answered coverage: answerable questions answered (not refused), over all
 //     answerable.
+//   - Answers holding the gold answer: answered questions with a gold answer
+//     whose answer text holds it word for word (letters and digits only,
+//     case folded), over those questions — exact match for span datasets
+//     such as CMRC; free-text gold answers (FinanceBench) rarely match.
 //   - Context duplication rate: context tokens that repeat an earlier part of
 //     the same context (8-token shingles), over all context tokens.
 //   - Latency P50/P95: nearest-rank percentiles of per-question wall time.

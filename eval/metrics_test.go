@@ -122,6 +122,25 @@ func TestSummarizeCountsGuards(t *testing.T) {
 	require.Contains(t, Markdown(&Results{Summary: s}), "| Citations rejected by reason | quote_not_found 2, quote_does_not_support 1 |")
 }
 
+// TestSummarizeGoldAnswerHeld: an answered question's answer holds its gold
+// answer whatever the spacing, punctuation and case; refused questions and
+// questions without a gold answer are not counted.
+func TestSummarizeGoldAnswerHeld(t *testing.T) {
+	rs := []QuestionResult{
+		{ID: "a", Answerable: true, GoldAnswer: "CH3CONH2", Answer: "乙酰胺是由乙酸衍生出的酰胺，分子式为 ch3conh2。 [1]"},
+		{ID: "b", Answerable: true, GoldAnswer: "放线菌酮是一种具苦味的物质", Answer: "放线菌酮 放线菌酮是一种具苦味的物质，…"},
+		{ID: "c", Answerable: true, GoldAnswer: "column major order", Answer: "The first value is the number of rows."},
+		{ID: "d", Answerable: true, Refused: true, GoldAnswer: "seven miles", Answer: "I cannot confirm this from the book."},
+		{ID: "e", Answerable: true, Answer: "No gold answer to hold."},
+		{ID: "f", Answerable: true, GoldAnswer: "…", Answer: "Punctuation alone is no gold answer."},
+	}
+	s := Summarize(rs, Setup{})
+	require.Equal(t, 3, s.GoldAnswered)
+	require.InDelta(t, 2.0/3, s.GoldAnswerHeld, 1e-9)
+	require.Contains(t, Markdown(&Results{Summary: s}), "| Answers holding the gold answer | 0.667 of 3 |")
+	require.Contains(t, Markdown(&Results{Summary: Summarize(nil, Setup{})}), "| Answers holding the gold answer | n/a |")
+}
+
 // TestQuoteAt: a citation shown is fabricated unless every part of its
 // quote is the chunk's text between its offsets, in order.
 func TestQuoteAt(t *testing.T) {

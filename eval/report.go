@@ -67,6 +67,10 @@ func summaryRows(s Summary) []metricRow {
 	if s.Unanswerable == 0 {
 		rf = func(float64) string { return "n/a" }
 	}
+	gf := func(x float64) string { return fmt.Sprintf("%.3f of %d", x, s.GoldAnswered) }
+	if s.GoldAnswered == 0 {
+		gf = func(float64) string { return "n/a" }
+	}
 	rows := []metricRow{
 		{"Questions (answerable / unanswerable / errors)", fmt.Sprintf("%d (%d / %d / %d)", s.Questions, s.Answerable, s.Unanswerable, s.Errors)},
 		{"Recall@1 / @5 / @10", f(s.RecallAtK["1"]) + " / " + f(s.RecallAtK["5"]) + " / " + f(s.RecallAtK["10"])},
@@ -79,6 +83,7 @@ func summaryRows(s Summary) []metricRow {
 		{"Citation precision / recall", f(s.CitationPrecision) + " / " + f(s.CitationRecall)},
 		{"Refusal accuracy", rf(s.RefusalAccuracy)},
 		{"Answered coverage", f(s.AnsweredCoverage)},
+		{"Answers holding the gold answer", gf(s.GoldAnswerHeld)},
 		{"Latency P50 / P95 (ms)", fmt.Sprintf("%.0f / %.0f", s.LatencyMS["p50"], s.LatencyMS["p95"])},
 		{"Context duplication rate", f(s.ContextDuplication)},
 		{"Context tokens per question", fmt.Sprintf("%.0f", s.TokensPerQuestion)},
