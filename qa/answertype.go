@@ -1,6 +1,7 @@
 package qa
 
 import (
+	"context"
 	"regexp"
 	"slices"
 	"strings"
@@ -204,13 +205,27 @@ func whatIsAskedCJK(question string) *whatIs {
 
 // states reports whether the sentence s states the definition (false for
 // a nil whatIs).
-func (d *whatIs) states(s string) bool {
+func (d *whatIs) states(s string) bool { return d.level(s) > 0 }
+
+// Definition levels: how plainly a sentence says what its subject is.
+const (
+	notStated = iota
+	stated    // "Vectors are the most important type …", "… are known as objects"
+	plain     // a copula and an article: "Queequeg was a native of Rokovoko"
+)
+
+// level is how plainly the sentence s states the definition (notStated for
+// a nil whatIs).
+func (d *whatIs) level(s string) int {
 	if d == nil {
-		return false
+		return notStated
 	}
 	m := d.opens.FindStringSubmatch(s)
 	if m == nil {
-		return d.named.MatchString(s)
+		if d.named.MatchString(s) {
+			return stated
+		}
+		return notStated
 	}
 	for _, w := range strings.Fields(m[1]) {
 		if r, _ := utf8.DecodeRuneInString(w); !unicode.IsUpper(r) || analysis.IsStopword(strings.ToLower(w)) || isConnective(strings.ToLower(w)) {
@@ -219,10 +234,16 @@ func (d *whatIs) states(s string) bool {
 			// list is …", "Captain Ahab is …"), nor does a sentence's
 			// opening word ("Although aptitude is …" is about something
 			// else).
-			return false
+			return notStated
 		}
 	}
-	return !notDefining(strings.ToLower(m[2]))
+	switch next := strings.ToLower(m[2]); {
+	case notDefining(next):
+		return notStated
+	case next == "a" || next == "an" || next == "the" || next == "one":
+		return plain
+	}
+	return stated
 }
 
 // isConnective reports the words that open a sentence about something
@@ -240,12 +261,18 @@ func isConnective(w string) bool {
 // what is done to its subject or how it is, not what it is: a participle
 // ("The device tree is described in a text form"), "not", "also".
 func notDefining(w string) bool {
-	if len(w) > 3 && strings.HasSuffix(w, "ed") {
+	switch {
+	case len(w) > 3 && strings.HasSuffix(w, "ed"),
+		len(w) > 4 && strings.HasSuffix(w, "ing") && w != "something",            // "Queequeg was hugging me."
+		len(w) > 4 && strings.HasSuffix(w, "en"),                                 // taken, given, written
+		len(w) > 3 && (strings.HasSuffix(w, "wn") || strings.HasSuffix(w, "rn")): // shown, torn
 		return true
 	}
 	switch w {
-	case "not", "also", "only", "then", "now", "still", "being", "made", "shown", "given", "written", "kept",
-		"held", "set", "put", "built", "done", "seen", "found", "run", "taken", "always", "usually", "often",
+	case "not", "also", "only", "then", "now", "still", "being", "made", "said", "sent", "spent", "left",
+		"lost", "brought", "bought", "caught", "taught", "thought", "told", "sold", "struck", "stuck", "hung",
+		"led", "fed", "fled", "met", "bound", "gone", "cut", "hit", "let", "shut", "spread", "read",
+		"held", "set", "put", "built", "done", "seen", "found", "run", "kept", "always", "usually", "often",
 		"never", "available", "possible", "likely", "important", "useful", "different", "similar", "visible",
 		"less", "more", "much", "very", "so", "too", "quite", "rather", "there", "here",
 		"否", "不", "没", "非": // 是否, 是不是
@@ -255,17 +282,20 @@ func notDefining(w string) bool {
 	return false
 }
 
-// statedIn reports whether any sentence of text states the definition.
-func (d *whatIs) statedIn(text string) bool {
+// statedIn reports how plainly the sentences of text state the definition:
+// the level of the plainest.
+func (d *whatIs) statedIn(text string) int {
 	if d == nil || !strings.Contains(strings.ToLower(text), d.key) {
-		return false
+		return notStated
 	}
+	best := notStated
 	for _, s := range analysis.Sentences(text) {
-		if d.states(s) {
-			return true
+		best = max(best, d.level(s))
+		if best == plain {
+			break
 		}
 	}
-	return false
+	return best
 }
 
 // notSubjectWord reports words that make a question ask more than what its
@@ -302,7 +332,7 @@ func (d *whatIs) first(cands []*candidate) []*candidate {
 		return cands
 	}
 	for i, c := range cands {
-		if d.statedIn(c.chunk.Text) {
+		if d.statedIn(c.chunk.Text) > notStated {
 			if i > 0 {
 				out := make([]*candidate, 0, len(cands))
 				out = append(append(append(out, c), cands[:i]...), cands[i+1:]...)
@@ -314,23 +344,53 @@ func (d *whatIs) first(cands []*candidate) []*candidate {
 	return cands
 }
 
-// rescue keeps, when no candidate the threshold kept states the
-// definition, the best-fused one it dropped that does (nothing for a nil
-// whatIs): a sentence opening with the subject and saying what it is, is
-// about the question however few of its words BM25 weighs ("Vectors are the
-// most important type of object in R" against passages that print
-// "vector" five times).
-func (d *whatIs) rescue(fd *found) {
+// whatIsDepth is how many keyword hits of a definition's subject are read
+// for the sentence stating it when retrieval found none: a novel names its
+// characters in hundreds of passages, and BM25 ranks the ones that repeat
+// the name, not "Queequeg was a native of Rokovoko".
+const whatIsDepth = 400
+
+// rescueDefinition keeps, when no candidate the threshold kept states the
+// definition, the one that states it most plainly among the candidates it
+// dropped (the best fused of those) or else among the keyword hits of the
+// subject alone, searched under the same filter (nothing for a nil whatIs):
+// a sentence opening with the subject and saying what it is, is about the
+// question however few of its words BM25 weighs ("Vectors are the most
+// important type of object in R" against passages that print "vector" five
+// times).
+func (p *Pipeline) rescueDefinition(ctx context.Context, d *whatIs, fd *found) {
 	if d == nil {
 		return
 	}
 	var best *candidate
+	bestLevel := notStated
+	seen := make(map[string]bool, len(fd.all))
 	for _, c := range fd.all {
-		if c.kept && d.statedIn(c.chunk.Text) {
+		seen[c.chunk.ID] = true
+		l := d.statedIn(c.chunk.Text)
+		if c.kept && l > notStated {
 			return
 		}
-		if !c.kept && (best == nil || c.fused > best.fused) && d.statedIn(c.chunk.Text) {
-			best = c
+		if !c.kept && (l > bestLevel || l == bestLevel && l > notStated && c.fused > best.fused) {
+			best, bestLevel = c, l
+		}
+	}
+	if bestLevel < plain {
+		hits, err := p.deps.Lexical.Search(ctx, d.subject, fd.filter, whatIsDepth)
+		if err != nil {
+			p.log.WarnContext(ctx, "searching for a definition failed", "err", err)
+		}
+		for _, h := range hits {
+			if seen[h.Chunk.ID] {
+				continue
+			}
+			if l := d.statedIn(h.Chunk.Text); l > bestLevel {
+				best, bestLevel = &candidate{chunk: h.Chunk, lexScore: h.Score}, l
+				fd.all = append(fd.all, best)
+				if l == plain {
+					break
+				}
+			}
 		}
 	}
 	if best == nil {

@@ -116,6 +116,9 @@ func TestWhatIsStates(t *testing.T) {
 		{"Who was Ahab?", "Captain Ahab is the Captain of this ship.", true},
 		{"What is an object?", "The entities R operates on are technically known as objects.", true},
 		{"What is an object?", "An object known as x is printed.", false},
+		{"Who was Queequeg?", "Queequeg was hugging me.", false},
+		{"What is the Pequod?", "Towards evening of that day, the Pequod was torn of her canvas.", false},
+		{"Who is Ahab?", "Ahab is bound.", false},
 		{"宏包是什么？", "这些扩展称为宏包。", true},
 		{"什么是导言区？", "在 \\documentclass 和 \\begin{document} 之间的位置称为导言区。", true},
 		{"什么是浮动体？", "浮动体（float）是一种可以浮动的容器。", true},
@@ -137,4 +140,8 @@ func TestWhatIsStates(t *testing.T) {
 		require.Equal(t, tc.want, d.states(tc.sentence), "%s / %s", tc.question, tc.sentence)
 	}
 	require.False(t, (*whatIs)(nil).states("A factor is a vector."))
+	d := whatIsAsked("Who was Queequeg?")
+	require.Equal(t, plain, d.level("Queequeg was a native of Rokovoko, an island far away to the West and South."))
+	require.Equal(t, stated, d.level("Queequeg was no common sailor."))
+	require.Equal(t, plain, d.statedIn("Queequeg was hugging me. Queequeg was a native of Rokovoko."))
 }

@@ -110,6 +110,7 @@ func TestWhatIs(t *testing.T) {
 	testlib.Index(t, l, citebook.BookInput{BookID: "R-intro", Tenant: "lib", Path: corpus.Path(t, "books/R-intro.pdf")})
 	testlib.Index(t, l, citebook.BookInput{BookID: "dtc", Tenant: "lib", Path: corpus.Path(t, "books/dtc-paper.pdf")})
 	testlib.Index(t, l, citebook.BookInput{BookID: "lshort", Tenant: "lib", Path: corpus.Path(t, "books/lshort-zh-cn.pdf")})
+	testlib.Index(t, l, citebook.BookInput{BookID: "moby", Tenant: "lib", Path: corpus.Path(t, "books/mobydick.txt")})
 	p := testlib.Pipeline(t, l)
 	reader := citebook.Principal{Tenant: "lib", User: "r", Admin: true}
 	for _, tc := range []struct {
@@ -124,6 +125,10 @@ func TestWhatIs(t *testing.T) {
 		{"R-intro", "What is a vector?", "Vectors are the most important type of object in R"},
 		{"R-intro", "What is an object?", "The entities that R creates and manipulates are known as objects."},
 		{"dtc", "What is a device tree?", "The device tree consists of nodes representing devices or buses"},
+		// Retrieval's candidates name him; the keyword search of the name
+		// alone, 400 deep, finds him defined. Before: "Get off, Queequeg!"
+		{"moby", "Who is Queequeg?", "Queequeg was a native of Rokovoko"},
+		{"R-intro", "What is a function?", "Functions are the objects that form part of the R system"},
 		// Before: "\documentclass{...} % ...为某文档类%导言区".
 		{"lshort", "什么是导言区？", `在\documentclass和\begin{document}之间的位置称为导言区。`},
 	} {

@@ -21,7 +21,7 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 		return nil, err
 	}
 	def := whatIsAsked(fd.question)
-	def.rescue(fd)
+	p.rescueDefinition(ctx, def, fd)
 	tr.Dropped = thresholdDrops(fd.all)
 	defer func() { tr.Retrieved = traceHits(fd.all) }()
 	if fd.empty() {
