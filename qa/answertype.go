@@ -13,7 +13,7 @@ import (
 
 // answerType is the kind of statement a question asks for, read from its
 // wording: "how many" wants a quantity, "on what date" a date, "what time" a
-// time of day. A passage that states one is the likelier answer than one
+// time of day, "why" a reason. A passage that states one is the likelier answer than one
 // that only shares the question's words (the extractive answer weighs it up),
 // and for a time of day the answerability check requires one: its words
 // ("time", "served") are everyday words a book uses in other senses.
@@ -24,6 +24,7 @@ const (
 	typeQuantity
 	typeDate
 	typeClock
+	typeReason
 )
 
 // typeBoost is the weight given to a passage stating what the question's
@@ -32,10 +33,12 @@ const typeBoost = 1.5
 
 // The questions of each type, tried in this order (clock before date: "at
 // what time of day" is a time; date before quantity: "how long ago" is
-// rare, "what year" common).
+// rare, "what year" common; a reason last: "why" with "how many" asks the
+// number).
 var (
 	asksClockTime = regexp.MustCompile(`(?i)\b(what|which) time\b|\bat what hour\b|几点`)
 	asksDate      = regexp.MustCompile(`(?i)\b(what|which) (date|day|year|month|night)\b|\bin what year\b|哪一?年|哪一?天|什么时候|几月|几号|何时`)
+	asksReason    = regexp.MustCompile(`(?i)\bwhy\b|为什么|为何|为啥|什么原因|原因是什么`)
 	asksQuantity  = regexp.MustCompile(`(?i)\bhow (many|much|long|large|big|often|far)\b|\bwhat (percentage|number|proportion)\b|几|多少|百分之`)
 )
 
@@ -47,6 +50,9 @@ var (
 	// year (1000–2099), a day of the month ("the 22d", "4th"), a numeric
 	// date, 1845年, 十二月, 3日.
 	dateWord = regexp.MustCompile(`\b(January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b|\b(1\d|20)\d{2}\b|\b\d{1,2}(st|nd|rd|th|d)\b|\b\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}\b|\d+\s*[年月日号]|[一二三四五六七八九十]+\s*[月日号]`)
+	// reasonWord: a cause or a purpose stated: because, so that, in order
+	// to, 因为, 为了, 以免.
+	reasonWord = regexp.MustCompile(`(?i)\b(because|so\s+that|in\s+order\s+to|so\s+as\s+to|due\s+to|owing\s+to|the\s+reasons?|for\s+fear|lest|therefore|as\s+a\s+result)\b|因为|由于|所以|为了|因此|原因|以免|导致|以便|否则`)
 	// quantityWord: a number in digits or words.
 	quantityWord = regexp.MustCompile(`(?i)\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|hundred|thousand|million|billion|half|twice|double)\b|[一二三四五六七八九十百千万两]`)
 )
@@ -61,6 +67,8 @@ func askedType(question string) answerType {
 		return typeDate
 	case asksQuantity.MatchString(question):
 		return typeQuantity
+	case asksReason.MatchString(question):
+		return typeReason
 	}
 	return typeAny
 }
@@ -75,6 +83,8 @@ func (t answerType) statedIn(text string) bool {
 		return dateWord.MatchString(text)
 	case typeQuantity:
 		return quantityWord.MatchString(text)
+	case typeReason:
+		return reasonWord.MatchString(text)
 	}
 	return false
 }

@@ -20,7 +20,10 @@ func TestAskedType(t *testing.T) {
 		{"How many bits does an overflow page address have?", typeQuantity},
 		{"炮身的容量有多大？几升？", typeQuantity},
 		{"When R fills an array from a plain vector, does it fill it row by row?", typeAny},
-		{"Why did the authors choose linear hashing?", typeAny},
+		{"Why did the authors choose linear hashing?", typeReason},
+		{"为什么不推荐用两个美元符号 $$ 来写单独成行的公式？", typeReason},
+		{"编译时报错，一般是什么原因？", typeReason},
+		{"How did Thoreau pay for his house?", typeAny},
 	} {
 		require.Equal(t, c.want, askedType(c.question), c.question)
 	}
@@ -41,6 +44,10 @@ func TestStatedIn(t *testing.T) {
 		{typeDate, "You may also call it from a function.", false},
 		{typeQuantity, "the length of whose rows, added together, was seven miles", true},
 		{typeQuantity, "a public-domain clone of the latter", false},
+		{typeReason, "I was seized and put into jail, because, as I have elsewhere related, I did not pay a tax", true},
+		{typeReason, "so that the hash table may grow without rehashing", true},
+		{typeReason, "故不太推荐使用。为了对齐，可以使用 aligned 环境", true},
+		{typeReason, "One afternoon, near the end of the first summer, I went to the village.", false},
 		{typeAny, "1845", false},
 	} {
 		require.Equal(t, c.want, c.kind.statedIn(c.text), "%d %q", c.kind, c.text)

@@ -19,7 +19,8 @@ import (
 // "time" and "served" ("he served as … until that time") and answered
 // "What time is dinner served today?" before; an earnings release states
 // the time of its call "today"; Walden states when Thoreau hoed his beans.
-func TestAnswerTypeClockTime(t *testing.T) {
+// A why question is answered from the passage that states the cause.
+func TestAnswerTypeClockTimeAndReason(t *testing.T) {
 	l := testlib.Open(t, testlib.Config(t.TempDir()))
 	testlib.Index(t, l, citebook.BookInput{BookID: "3m-2018", Tenant: "lib", Path: corpus.Path(t, "financebench/pdfs/3M_2018_10K.pdf")})
 	testlib.Index(t, l, citebook.BookInput{BookID: "walden", Tenant: "lib", Path: corpus.Path(t, "books/WaldenFull.pdf")})
@@ -37,6 +38,9 @@ func TestAnswerTypeClockTime(t *testing.T) {
 		// release's conference call "today at 8:30 a.m." is no dinner.
 		{"", "What time is dinner served today?", qa.CodeNoAnswer, ""},
 		{"walden", "From what time in the morning did Thoreau hoe his beans?", qa.CodeAnswered, "o’clock"},
+		// A why question wants the passage stating the cause: before, the
+		// answer quoted "as if he kept summer locked up at home" (p. 213).
+		{"walden", "Why was Thoreau locked up in jail during his first summer at the pond?", qa.CodeAnswered, "because, as I have elsewhere related, I did not pay a tax"},
 	} {
 		t.Run(tc.book+"/"+tc.question, func(t *testing.T) {
 			req := qa.Request{Question: tc.question}
