@@ -14,7 +14,7 @@ import (
 	"github.com/citebook/citebook/qa"
 )
 
-// TestAnswerTypeClockTime: a question asking for a time of day is answered
+// TestAnswerTypeClockTimeAndReason: a question asking for a time of day is answered
 // only from a passage that states one, about its subject. A 10-K holds
 // "time" and "served" ("he served as … until that time") and answered
 // "What time is dinner served today?" before; an earnings release states
