@@ -52,7 +52,7 @@ var (
 	dateWord = regexp.MustCompile(`\b(January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)\b|\b(1\d|20)\d{2}\b|\b\d{1,2}(st|nd|rd|th|d)\b|\b\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}\b|\d+\s*[年月日号]|[一二三四五六七八九十]+\s*[月日号]`)
 	// reasonWord: a cause or a purpose stated: because, so that, in order
 	// to, 因为, 为了, 以免.
-	reasonWord = regexp.MustCompile(`(?i)\b(because|so\s+that|in\s+order\s+to|so\s+as\s+to|due\s+to|owing\s+to|the\s+reasons?|for\s+fear|lest|therefore|as\s+a\s+result)\b|因为|由于|所以|为了|因此|原因|以免|导致|以便|否则`)
+	reasonWord = regexp.MustCompile(`(?i)\b(because|so\s+that|in\s+order\s+to|so\s+as\s+to|due\s+to|owing\s+to|reasons?|for\s+fear|lest|therefore|as\s+a\s+result)\b|因为|由于|所以|为了|因此|原因|以免|导致|以便|否则`)
 	// quantityWord: a number in digits or words.
 	quantityWord = regexp.MustCompile(`(?i)\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|hundred|thousand|million|billion|half|twice|double)\b|[一二三四五六七八九十百千万两]`)
 )

@@ -46,6 +46,7 @@ func TestStatedIn(t *testing.T) {
 		{typeQuantity, "a public-domain clone of the latter", false},
 		{typeReason, "I was seized and put into jail, because, as I have elsewhere related, I did not pay a tax", true},
 		{typeReason, "so that the hash table may grow without rehashing", true},
+		{typeReason, "under some versions of UNIX that exclude it for licensing reasons", true},
 		{typeReason, "故不太推荐使用。为了对齐，可以使用 aligned 环境", true},
 		{typeReason, "One afternoon, near the end of the first summer, I went to the village.", false},
 		{typeAny, "1845", false},
