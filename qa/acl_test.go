@@ -74,6 +74,15 @@ func runACL(t *testing.T, lib *fixture) {
 		{"denied chapter quoted verbatim", mallory, deniedQ, deniedChunks, allowedR},
 		{"other tenant's book quoted verbatim (acme asks globex text)", alice, dtcQ, dtc, lib.chunks(t, bookR)},
 		{"other tenant's book quoted verbatim (globex asks acme text)", bob, rQ, lib.chunks(t, bookR), dtc},
+		// A question asking what something is puts the passage defining
+		// its subject first, and searches the subject alone, 400 deep,
+		// when retrieval found no definition: both under the principal's
+		// filter. R-intro says what objects are in chapter 1 and again in
+		// chapter 3, which mallory may not read; bob's tenant holds no
+		// definition of a factor, acme's R-intro does (this case fails
+		// when the deep search is given acme's filter).
+		{"definition also in the denied chapter", mallory, "What is an object?", deniedChunks, allowedR},
+		{"definition in another tenant's book", bob, "What is a factor?", lib.chunks(t, bookR), dtc},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -131,6 +140,13 @@ func runACL(t *testing.T, lib *fixture) {
 			got = append(got, h.Chunk.ID)
 		}
 		require.Contains(t, got, deniedTarget.ID)
+	})
+
+	t.Run("control: alice reads the chapter's definition", func(t *testing.T) {
+		ans, err := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{}).Ask(ctx, alice, qa.Request{Question: "What is an object?"}, nil)
+		require.NoError(t, err)
+		require.False(t, ans.Refused, "%+v", ans.Trace.Answerability)
+		require.Contains(t, ans.Answer, "are known as objects")
 	})
 
 	t.Run("book filter never widens access", func(t *testing.T) {

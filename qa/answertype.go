@@ -385,7 +385,10 @@ func (p *Pipeline) rescueDefinition(ctx context.Context, d *whatIs, fd *found) {
 			best, bestLevel = c, l
 		}
 	}
+	found := false // best came from the subject's own search
 	if bestLevel < plain {
+		// Through the same searcher and filter as retrieval (access and
+		// version visibility apply).
 		hits, err := p.deps.Lexical.Search(ctx, d.subject, fd.filter, whatIsDepth)
 		if err != nil {
 			p.log.WarnContext(ctx, "searching for a definition failed", "err", err)
@@ -395,8 +398,7 @@ func (p *Pipeline) rescueDefinition(ctx context.Context, d *whatIs, fd *found) {
 				continue
 			}
 			if l := d.statedIn(h.Chunk.Text); l > bestLevel {
-				best, bestLevel = &candidate{chunk: h.Chunk, lexScore: h.Score}, l
-				fd.all = append(fd.all, best)
+				best, bestLevel, found = &candidate{chunk: h.Chunk, lexScore: h.Score}, l, true
 				if l == plain {
 					break
 				}
@@ -405,6 +407,9 @@ func (p *Pipeline) rescueDefinition(ctx context.Context, d *whatIs, fd *found) {
 	}
 	if best == nil {
 		return
+	}
+	if found {
+		fd.all = append(fd.all, best) // the trace lists it among the retrieved
 	}
 	best.kept = true
 	if len(fd.groups) == 0 {
