@@ -139,6 +139,10 @@ var asksDefinitionCJK = []*regexp.Regexp{
 	regexp.MustCompile(`^\s*(.+?)\s*(?:是什么|指的是什么|是指什么|是啥)(?:东西|意思)?\s*[？?]*\s*$`),
 }
 
+// maxSubject bounds the bytes of a definition's subject: the question is
+// the user's, and its subject becomes a regular expression.
+const maxSubject = 80
+
 // whatIsAsked returns what a question asks the definition of; nil when it
 // asks something else. The subject is one to four words, none a digit or a
 // word that makes the question ask more than what the thing is ("What is
@@ -154,7 +158,7 @@ func whatIsAsked(question string) *whatIs {
 			continue
 		}
 		words := strings.Fields(strings.ToLower(m[1]))
-		if len(words) == 0 || len(words) > 4 || slices.ContainsFunc(words, func(w string) bool {
+		if len(words) == 0 || len(words) > 4 || len(m[1]) > maxSubject || slices.ContainsFunc(words, func(w string) bool {
 			return notSubjectWord(w) || strings.ContainsAny(w, "0123456789,;:")
 		}) {
 			continue // "What is meant by …" is read by a later pattern
@@ -176,11 +180,14 @@ func whatIsAsked(question string) *whatIs {
 		// at most a parenthesis or a short aside between them, then the
 		// word that starts what it is (group 2). In mid sentence "the data
 		// frame is detached" is no definition.
-		opens := regexp.MustCompile(`(?i)^\W*(?:[^,.;:]{1,30},\s+)?(?:(?:a|an|the)\s+)?((?:[\p{L}\p{N}]+\s+){0,2}?)` + subject +
+		opens, err := regexp.Compile(`(?i)^\W*(?:[^,.;:]{1,30},\s+)?(?:(?:a|an|the)\s+)?((?:[\p{L}\p{N}]+\s+){0,2}?)` + subject +
 			`\b\s*(?:\([^)]{0,60}\)\s*)?(?:,[^,.;]{1,60},\s*)?(?:is|are|was|were|means|denotes|refers\s+to|stands\s+for|consists\s+of|can\s+be\s+(?:considered|thought\s+of|regarded|viewed|seen)\s+as)\s+([\p{L}\p{N}"“]+)`)
 		// Or it names the subject as what something is known as: "The
 		// entities R operates on are technically known as objects."
-		named := regexp.MustCompile(`(?i)\b(?:are|is)\s+(?:\w+\s+)?(?:known|referred\s+to)\s+as\s+(?:(?:a|an|the)\s+)?` + subject + `\b`)
+		named, err2 := regexp.Compile(`(?i)\b(?:are|is)\s+(?:\w+\s+)?(?:known|referred\s+to)\s+as\s+(?:(?:a|an|the)\s+)?` + subject + `\b`)
+		if err != nil || err2 != nil {
+			return nil // a subject too long to compile is no term a book defines
+		}
 		return &whatIs{subject: strings.Join(words, " "), key: singular(words[len(words)-1]), opens: opens, named: named}
 	}
 	return nil
@@ -203,11 +210,14 @@ func whatIsAskedCJK(question string) *whatIs {
 		subject := strings.Join(strings.Fields(regexp.QuoteMeta(subj)), `\s*`)
 		// A heading glued to the first sentence repeats the subject
 		// ("放线菌酮 放线菌酮是一种……").
-		opens := regexp.MustCompile(`(?i)^\W*(?:` + subject + `\s+)?(?:所谓\s*)?()` + subject +
+		opens, err := regexp.Compile(`(?i)^\W*(?:` + subject + `\s+)?(?:所谓\s*)?()` + subject +
 			`\s*(?:（[^）]{0,30}）|\([^)]{0,30}\))?\s*[，,]?\s*(?:就是|是指|指的是|是|指)\s*(\S)`)
 		// What is named ends with the subject: "叫做棱柱的高" names the
 		// height.
-		named := regexp.MustCompile(`(?i)(?:称为|称作|叫做|叫作|简称|统称)\s*[“"「]?` + subject + `(?:$|[\s。，；、！？”"」）)])`)
+		named, err2 := regexp.Compile(`(?i)(?:称为|称作|叫做|叫作|简称|统称)\s*[“"「]?` + subject + `(?:$|[\s。，；、！？”"」）)])`)
+		if err != nil || err2 != nil {
+			return nil
+		}
 		return &whatIs{subject: subj, key: subj, opens: opens, named: named}
 	}
 	return nil

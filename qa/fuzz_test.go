@@ -113,3 +113,23 @@ func FuzzExtractiveQuotes(f *testing.F) {
 		}
 	})
 }
+
+// FuzzWhatIs: a question, which is the user's, becomes a regular
+// expression when it asks what something is; reading it and matching any
+// text against it never panics, and the subject it reads is bounded.
+func FuzzWhatIs(f *testing.F) {
+	for _, s := range []string{"What is a factor?", "Who was Queequeg?", "什么是导言区？", "What is a (?i)[?", "What is \\x00\\xff?", "宏包是什么？", "Define a.*b."} {
+		f.Add(s, "A factor is a vector object. 这些扩展称为宏包。")
+	}
+	f.Fuzz(func(t *testing.T, question, text string) {
+		d := whatIsAsked(question)
+		if d == nil {
+			return
+		}
+		if len(d.subject) > 4*maxSubject {
+			t.Fatalf("subject of %d bytes from %q", len(d.subject), question)
+		}
+		_ = d.statedIn(text)
+		_ = d.level(text)
+	})
+}
