@@ -43,7 +43,7 @@ func Sentences(text string) []string {
 			}
 			if j == len(text) {
 				flush(j)
-			} else if c, _ := utf8.DecodeRuneInString(text[j:]); unicode.IsSpace(c) {
+			} else if c, _ := utf8.DecodeRuneInString(text[j:]); unicode.IsSpace(c) && !(r == '.' && abbreviation(text[start:i])) {
 				flush(j)
 				next = j
 			}
@@ -74,4 +74,21 @@ func continues(before, after string) bool {
 		return true // a page or column break inside a CJK sentence; CJK full stops end sentences
 	}
 	return unicode.IsLower(first) || last == ',' || (unicode.IsLower(last) && !unicode.IsUpper(first))
+}
+
+// abbreviation reports whether before ends with an abbreviation that a
+// period follows inside a sentence ("(e.g. Excel)", "cf. Section 3",
+// "Fig. 2", "Mr. Field"): a sentence ending there would leave a quote cut
+// at "(e.g.".
+func abbreviation(before string) bool {
+	i := len(before)
+	for i > 0 && (before[i-1] == '.' || 'a' <= before[i-1] && before[i-1] <= 'z' || 'A' <= before[i-1] && before[i-1] <= 'Z') {
+		i--
+	}
+	switch before[i:] {
+	case "e.g", "i.e", "E.g", "I.e", "cf", "Cf", "vs", "viz", "approx", "resp", "Fig", "Figs", "fig", "Eq", "Eqs", "eq",
+		"Mr", "Mrs", "Ms", "Dr", "Prof", "al":
+		return true
+	}
+	return false
 }

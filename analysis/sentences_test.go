@@ -16,6 +16,7 @@ func TestSentences(t *testing.T) {
 		{"decimals and identifiers stay whole", "Use as.integer(x) on 3.14 values. Done.", []string{"Use as.integer(x) on 3.14 values.", "Done."}},
 		{"chinese", "这是第一句。这是“第二句。”第三句！还有吗？", []string{"这是第一句。", "这是“第二句。”", "第三句！", "还有吗？"}},
 		{"blank line", "Heading Line\n\nBody text. More", []string{"Heading Line", "Body text.", "More"}},
+		{"abbreviations", "Index matrices must be numerical: any other form of matrix (e.g. a character matrix) is treated as a vector. See Fig. 2 and cf. Section 3. It works, i.e. mostly.", []string{"Index matrices must be numerical: any other form of matrix (e.g. a character matrix) is treated as a vector.", "See Fig. 2 and cf. Section 3.", "It works, i.e. mostly."}},
 		{"blank line inside a sentence", "growth of\n\n12.5% at the mid-point • Company secured 9.5%\n\nof equity • Next", []string{"growth of\n\n12.5% at the mid-point", "Company secured 9.5%\n\nof equity", "Next"}},
 	}
 	for _, tt := range tests {
