@@ -209,7 +209,9 @@ func whatIsAskedCJK(question string) *whatIs {
 		}
 		subject := strings.Join(strings.Fields(regexp.QuoteMeta(subj)), `\s*`)
 		// A heading glued to the first sentence repeats the subject
-		// ("放线菌酮 放线菌酮是一种……").
+		// ("放线菌酮 放线菌酮是一种……"). The empty group stands where the
+		// English pattern captures the names before the subject, so level
+		// reads both alike (group 2: the character after the copula).
 		opens, err := regexp.Compile(`(?i)^\W*(?:` + subject + `\s+)?(?:所谓\s*)?()` + subject +
 			`\s*(?:（[^）]{0,30}）|\([^)]{0,30}\))?\s*[，,]?\s*(?:就是|是指|指的是|是|指)\s*(\S)`)
 		// What is named ends with the subject: "叫做棱柱的高" names the
@@ -296,7 +298,6 @@ func notDefining(w string) bool {
 		"never", "available", "possible", "likely", "important", "useful", "different", "similar", "visible",
 		"less", "more", "much", "very", "so", "too", "quite", "rather", "there", "here",
 		"否", "不", "没", "非": // 是否, 是不是
-
 		return true
 	}
 	return false
@@ -353,12 +354,7 @@ func (d *whatIs) first(cands []*candidate) []*candidate {
 	}
 	for i, c := range cands {
 		if d.statedIn(c.chunk.Text) > notStated {
-			if i > 0 {
-				out := make([]*candidate, 0, len(cands))
-				out = append(append(append(out, c), cands[:i]...), cands[i+1:]...)
-				return out
-			}
-			return cands
+			return append([]*candidate{c}, slices.Delete(slices.Clone(cands), i, i+1)...)
 		}
 	}
 	return cands
