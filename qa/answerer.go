@@ -19,7 +19,7 @@ type Claim = citation.Claim
 type ContextChunk struct {
 	Chunk     citebook.Chunk
 	BookTitle string
-	Rank      int  // 1-based rank of the passage after reranking
+	Rank      int  // 1-based rank of the passage after reranking (the builtin reranker's evidence order lists passages out of it: see evidenceOrder)
 	Retrieved int  // 1-based rank of the passage in the fused retrieval order (0: unknown)
 	Primary   bool // retrieved itself rather than added as a neighbour
 }

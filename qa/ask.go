@@ -2,6 +2,7 @@ package qa
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/citebook/citebook"
@@ -71,6 +72,10 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 		ans.Answer = citation.RefusalMessage
 		emit(onDelta, ans.Answer)
 		return ans, nil
+	}
+
+	if p.deps.Reranker == nil {
+		chunks = p.evidenceFirst(tr, fd.question, chunks, passages)
 	}
 
 	draft, err := p.draft(ctx, p.deps.Answerer, tr, fd.question, chunks)
@@ -157,6 +162,34 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 		}
 	}
 	return ans, nil
+}
+
+// evidenceFirst is the builtin reranker's second step: once the
+// answerability check has found the context answers, the context's
+// passages are ordered by their evidence (evidenceOrder), and the trace's
+// context and rerank ranks follow, so retrieval reports the order the
+// answer is drawn from. The passages left out of the context keep their
+// places.
+func (p *Pipeline) evidenceFirst(tr *Trace, question string, chunks []ContextChunk, passages []*passage) []ContextChunk {
+	out := p.evidence.evidenceOrder(question, chunks, Evidence{Weights: tr.Answerability.weights, Aliases: tr.Answerability.aliases})
+	byPrimary := make(map[string]*passage, len(passages))
+	for _, x := range passages {
+		byPrimary[x.primary.chunk.ID] = x
+	}
+	var moved []*passage
+	var ranks []int
+	for i := range out {
+		tr.Context[i] = out[i].Chunk.ID
+		if x, ok := byPrimary[out[i].Chunk.ID]; ok && out[i].Primary {
+			moved = append(moved, x)
+			ranks = append(ranks, x.primary.rerankRank)
+		}
+	}
+	slices.Sort(ranks)
+	for i, x := range moved {
+		x.primary.rerankRank = ranks[i]
+	}
+	return out
 }
 
 func emit(onDelta func(string), s string) {

@@ -59,30 +59,7 @@ type sentence struct {
 func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks []ContextChunk, ev Evidence) (Draft, error) {
 	d := Draft{Model: ExtractiveModel, Statements: []Statement{}}
 	weights := ev.Weights
-	var all []chunkSents
-	nsent := 0
-	for _, c := range chunks {
-		cs := chunkSents{c: c}
-		units, tab := chunkUnits(&c.Chunk, e.terms, ev.Aliases)
-		if tab != nil {
-			// A table's row is its unit: the whole table is one
-			// "sentence" too long to quote, and a row means what its
-			// table's title and column header say ("2018" is in the
-			// header, "cash flows" in the title).
-			cs.table, cs.header = true, tab.header
-		}
-		for _, u := range units {
-			s := u.text
-			if s == "" || utf8.RuneCountInString(s) < 12 || len(s) > 800 || leaderShare(s) > 0.2 || isCode(s) {
-				// A break in the passage: windows never span it.
-				cs.sents = append(cs.sents, sentence{})
-				continue
-			}
-			cs.sents = append(cs.sents, u)
-			nsent++
-		}
-		all = append(all, cs)
-	}
+	all, nsent := e.sentences(chunks, ev.Aliases)
 	if nsent == 0 {
 		return d, nil
 	}
@@ -113,7 +90,7 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 	// pipeline refuses when no passage shows it at all.
 	alone := analysis.StandaloneSymbols(question)
 	def := whatIsAsked(question)
-	bestChunk, bestFrom, bestTo := e.bestPassage(all, weights, given, kind, def, alone)
+	bestChunk, bestFrom, bestTo, _ := e.bestPassage(all, weights, given, kind, def, alone)
 	if bestChunk == nil {
 		return d, nil
 	}
@@ -132,7 +109,7 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 			if len(pw) == 0 || windowCover(bestChunk.sents[bestFrom:bestTo+1], pw) >= e.minCoverage {
 				continue
 			}
-			c, from, to := e.bestPassage(all, pw, given, askedType(part), whatIsAsked(part), analysis.StandaloneSymbols(part))
+			c, from, to, _ := e.bestPassage(all, pw, given, askedType(part), whatIsAsked(part), analysis.StandaloneSymbols(part))
 			if c == nil || slices.Contains(shown, win{c, from, to}) {
 				continue
 			}
@@ -141,6 +118,35 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 		}
 	}
 	return d, nil
+}
+
+// sentences splits the context into the units passages are made of, with
+// a break (an empty sentence) where a unit cannot be quoted, and counts the
+// quotable ones.
+func (e *Extractive) sentences(chunks []ContextChunk, aliases []Alias) (all []chunkSents, nsent int) {
+	for _, c := range chunks {
+		cs := chunkSents{c: c}
+		units, tab := chunkUnits(&c.Chunk, e.terms, aliases)
+		if tab != nil {
+			// A table's row is its unit: the whole table is one
+			// "sentence" too long to quote, and a row means what its
+			// table's title and column header say ("2018" is in the
+			// header, "cash flows" in the title).
+			cs.table, cs.header = true, tab.header
+		}
+		for _, u := range units {
+			s := u.text
+			if s == "" || utf8.RuneCountInString(s) < 12 || len(s) > 800 || leaderShare(s) > 0.2 || isCode(s) {
+				// A break in the passage: windows never span it.
+				cs.sents = append(cs.sents, sentence{})
+				continue
+			}
+			cs.sents = append(cs.sents, u)
+			nsent++
+		}
+		all = append(all, cs)
+	}
+	return all, nsent
 }
 
 // chunkSents is a context chunk split into sentences; an empty sentence is
@@ -156,8 +162,8 @@ type chunkSents struct {
 
 // bestPassage finds the window of up to maxSentence consecutive sentences
 // of one chunk that scores best for weights (see AnswerWeighted); nil when
-// none holds enough of them.
-func (e *Extractive) bestPassage(all []chunkSents, weights map[string]float64, given bool, kind answerType, def *whatIs, alone map[string]bool) (*chunkSents, int, int) {
+// none holds enough of them. score is the window's (0 for none).
+func (e *Extractive) bestPassage(all []chunkSents, weights map[string]float64, given bool, kind answerType, def *whatIs, alone map[string]bool) (*chunkSents, int, int, float64) {
 	// Sums run over the terms in one fixed order: taken in map order they
 	// differ in the last bits from run to run, and that decided whether a
 	// sentence adding nothing extended the passage (cov <= prevCov).
@@ -167,7 +173,7 @@ func (e *Extractive) bestPassage(all []chunkSents, weights map[string]float64, g
 		total += weights[t]
 	}
 	if total == 0 {
-		return nil, 0, 0
+		return nil, 0, 0, 0
 	}
 	need := min(e.minTerms, len(weights))
 	if given {
@@ -237,7 +243,7 @@ func (e *Extractive) bestPassage(all []chunkSents, weights map[string]float64, g
 			}
 		}
 	}
-	return bestChunk, bestFrom, bestTo
+	return bestChunk, bestFrom, bestTo, best
 }
 
 // passage appends the statement quoting the window [from, to] of a

@@ -277,6 +277,8 @@ type Pipeline struct {
 	// turns holds a token for each retrieval running (Options.Concurrency);
 	// a channel's blocked senders are served in arrival order.
 	turns chan struct{}
+	// evidence scores windows for the builtin reranker (evidence.go).
+	evidence *Extractive
 }
 
 // NewPipeline checks the required dependencies and applies defaults.
@@ -303,7 +305,8 @@ func NewPipeline(deps Deps, opts Options) (*Pipeline, error) {
 		opts.Fusion = DefaultFusion(EmbedderKind(deps.Embedder.Version()))
 	}
 	return &Pipeline{deps: deps, opts: opts, log: log, thesaurus: newThesaurus(opts.Synonyms),
-		pageKinds: newTitleIndex(opts.Statements), turns: make(chan struct{}, opts.Concurrency)}, nil
+		pageKinds: newTitleIndex(opts.Statements), turns: make(chan struct{}, opts.Concurrency),
+		evidence: NewExtractive(deps.Terms)}, nil
 }
 
 // Options returns the pipeline's options with defaults applied, so reports

@@ -59,11 +59,39 @@ func TestPipelineUsesHTTPReranker(t *testing.T) {
 	require.Equal(t, len(docs), reranked)
 }
 
-// TestNoRerankerKeepsFusedOrder: without an endpoint or a model the
-// passages keep the fused order (the best kept candidate's passage comes
-// first), and the trace's Kept marks exactly the candidates
-// Search returns.
-func TestNoRerankerKeepsFusedOrder(t *testing.T) {
+// TestBuiltinRerankerPutsEvidenceFirst: without an endpoint or a model
+// the context's passages are ordered by their best window (evidenceOrder).
+// On Johnson & Johnson's 8-K fusion ranks first a passage that names the
+// question's terms apart (FinanceBench dev questions 01488 and 01490); the
+// passage on page 4 that states the answer comes first in the context and
+// is the one quoted.
+func TestBuiltinRerankerPutsEvidenceFirst(t *testing.T) {
+	lib := shared(t)
+	p := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
+	for _, q := range []string{
+		"Which business segment of JnJ will be treated as a discontinued operation from August 30, 2023 onward?",
+		"What is the amount of the gain accruing to JnJ as a result of the separation of its Consumer Health business segment, as of August 30, 2023?",
+	} {
+		a, err := p.Ask(context.Background(), analyst, qa.Request{Question: q, K: 5}, nil)
+		require.NoError(t, err)
+		require.False(t, a.Refused, a.Trace.Answerability.Reason)
+		require.NotEmpty(t, a.Citations, q)
+		first := ""
+		for _, h := range a.Trace.Retrieved {
+			if h.RerankRank == 1 {
+				first = h.ChunkID
+			}
+		}
+		require.Equal(t, first, a.Citations[0].ChunkID, "%s: the passage ranked first is the one quoted", q)
+		require.Equal(t, 4, a.Citations[0].Page, q)
+	}
+}
+
+// TestNoRerankerKeepsRetrievalOrder: the builtin reranker only reorders
+// the context: the fused best passage stays in it when it answers best
+// (it is ranked first), and the trace's Kept marks exactly the candidates
+// Search returns, in fused order.
+func TestNoRerankerKeepsRetrievalOrder(t *testing.T) {
 	lib := shared(t)
 	p := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
 	req := qa.Request{Question: "How do I change the length of an object?", K: 5}

@@ -1,0 +1,39 @@
+package qa
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/analysis"
+)
+
+// TestEvidenceOrder: passages move as a whole (a neighbour with its
+// primary), by their best window, keeping their Rank (the answerer's rank
+// discount); without weights the context is left as it is.
+func TestEvidenceOrder(t *testing.T) {
+	e := NewExtractive(analysis.Terms)
+	ctxOf := func(id, text string, rank int, primary bool) ContextChunk {
+		return ContextChunk{Chunk: citebook.Chunk{ID: id, Text: text}, Rank: rank, Retrieved: rank, Primary: primary}
+	}
+	chunks := []ContextChunk{
+		ctxOf("a", "Every package in the archive has a maintainer. The archive is mirrored worldwide and updated daily.", 1, true),
+		ctxOf("b1", "This section describes the configuration files read at start-up by the system.", 2, false),
+		ctxOf("b2", "To keep a package at its installed version, mark it with apt-mark hold before you upgrade.", 2, true),
+		ctxOf("c", "Nothing in this paragraph concerns the question at all, it talks about fonts and colours.", 3, true),
+	}
+	w := map[string]float64{"keep": 2, "package": 1, "installed": 2, "version": 2, "upgrade": 2}
+	q := "How do I keep a package at its installed version when I upgrade?"
+	got := e.evidenceOrder(q, chunks, Evidence{Weights: w})
+	var ids []string
+	var ranks []int
+	for _, c := range got {
+		ids = append(ids, c.Chunk.ID)
+		ranks = append(ranks, c.Rank)
+	}
+	require.Equal(t, []string{"b1", "b2", "a", "c"}, ids)
+	require.Equal(t, []int{2, 2, 1, 3}, ranks)
+	require.Equal(t, chunks, e.evidenceOrder(q, chunks, Evidence{}))
+	require.Equal(t, "a", chunks[0].Chunk.ID, "the context given is not reordered in place")
+}
