@@ -84,13 +84,18 @@ func TestBuiltinRerankerPutsEvidenceFirst(t *testing.T) {
 		}
 		require.Equal(t, first, a.Citations[0].ChunkID, "%s: the passage ranked first is the one quoted", q)
 		require.Equal(t, 4, a.Citations[0].Page, q)
+		// Search orders its hits the same way: the first is the one quoted.
+		res, err := p.Search(context.Background(), analyst, qa.Request{Question: q, K: 5})
+		require.NoError(t, err)
+		require.NotEmpty(t, res[0].Hits, q)
+		require.Equal(t, first, res[0].Hits[0].Chunk.ID, "%s: search's first hit is the passage quoted", q)
 	}
 }
 
-// TestNoRerankerKeepsRetrievalOrder: the builtin reranker only reorders
-// the context: the fused best passage stays in it when it answers best
-// (it is ranked first), and the trace's Kept marks exactly the candidates
-// Search returns, in fused order.
+// TestNoRerankerKeepsRetrievalOrder: the builtin reranker only reorders:
+// the fused best passage stays first when it answers best, and the trace's
+// Kept marks exactly the candidates Search returns — the best k kept, in
+// the builtin reranker's evidence order.
 func TestNoRerankerKeepsRetrievalOrder(t *testing.T) {
 	lib := shared(t)
 	p := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
@@ -116,7 +121,7 @@ func TestNoRerankerKeepsRetrievalOrder(t *testing.T) {
 	require.Contains(t, a.Trace.Context, best.ChunkID)
 	require.Less(t, len(kept), len(a.Trace.Retrieved), "the threshold dropped some candidates")
 
-	// Search returns the best kept candidates, in fused order.
+	// Search returns the best kept candidates.
 	res, err := p.Search(context.Background(), alice, req)
 	require.NoError(t, err)
 	require.Len(t, res, 1)
@@ -134,5 +139,6 @@ func TestNoRerankerKeepsRetrievalOrder(t *testing.T) {
 	for _, h := range res[0].Hits {
 		got = append(got, h.Chunk.ID)
 	}
-	require.Equal(t, want, got)
+	require.ElementsMatch(t, want, got)
+	require.Equal(t, best.ChunkID, got[0], "the fused best answers best here, and comes first")
 }

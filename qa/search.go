@@ -241,6 +241,33 @@ func (p *Pipeline) Search(ctx context.Context, pr citebook.Principal, req Reques
 			}
 			out[i].Hits = append(out[i].Hits, citebook.Hit{Chunk: c.chunk, Score: c.fused})
 		}
+		if p.deps.Reranker == nil {
+			out[i].Hits = p.evidenceHits(ctx, q, fd, out[i].Hits)
+		}
 	}
 	return out, nil
+}
+
+// evidenceHits orders a query's hits as the builtin reranker orders an
+// answer's context (evidenceOrder), so the first result is the one an
+// answer would quote; each keeps its fused score.
+func (p *Pipeline) evidenceHits(ctx context.Context, query string, fd *found, hits []citebook.Hit) []citebook.Hit {
+	if len(hits) < 2 {
+		return hits
+	}
+	keys, _ := p.keyTerms(ctx, query, fd.library, fd.filter)
+	weights := make(map[string]float64, len(keys))
+	for _, k := range keys {
+		weights[k.text] = k.weight
+	}
+	cs := make([]ContextChunk, len(hits))
+	for i, h := range hits {
+		cs[i] = ContextChunk{Chunk: h.Chunk, Rank: i + 1, Retrieved: i + 1, Primary: true}
+	}
+	cs = p.evidence.evidenceOrder(query, cs, Evidence{Weights: weights, Aliases: p.thesaurus.aliases(query)})
+	out := make([]citebook.Hit, len(cs))
+	for i, c := range cs {
+		out[i] = hits[c.Rank-1]
+	}
+	return out
 }
