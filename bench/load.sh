@@ -7,6 +7,7 @@
 #   bench/load.sh                       # 100k chunks, 15 s per endpoint
 #   CHUNKS=20000 DURATION=10s bench/load.sh
 #   BIN=/tmp/citebook-main bench/load.sh   # serve another build
+#   QUESTIONS=my-questions.txt bench/load.sh
 #
 # WARMUP (default 180s) runs light load first. Above 20k eligible chunks the
 # embedded store builds an HNSW graph in the background once the tenant has
@@ -75,7 +76,12 @@ run() {
   echo "  server CPU $(( c1 - c0 )) ms for $n requests: $(awk -v c=$(( c1 - c0 )) -v n="$n" 'BEGIN{printf "%.2f", c/n}') CPU-ms/request; load average $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/$1.txt"
 }
 
-Q="$WORK/books-$CHUNKS/questions.txt"
+# The questions are rewritten on every run (cheap: the books are generated,
+# not written), so a cached library gets this tree's: half a search finds
+# and keeps passages for, half it drops everything for (bench/synth).
+# QUESTIONS=FILE measures another set, one question a line.
+"$WORK/synth" -out "$WORK/books-$CHUNKS" -chunks "$CHUNKS" -books "$BOOKS" -questions-only
+Q=${QUESTIONS:-$WORK/books-$CHUNKS/questions.txt}
 # start_server starts `citebook serve` and prints how long it took until
 # the first search was answered (the restart cost).
 start_server() {
