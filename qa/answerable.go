@@ -94,11 +94,12 @@ func isFiller(t string) bool {
 var surface = regexp.MustCompile(`[\p{L}\p{N}_][\p{L}\p{N}_.:+#\-/\\]*`)
 
 // classify marks the terms of the question's names, numbers and code
-// identifiers: a digit run; a word with an inner capital (WireGuard), all
-// capitals (UEFI), a capital not at a sentence start (Kubernetes), an
-// underscore, "::" or an inner dot (t.test); a word called as a function
-// (mmap()); any Latin word in a question written in CJK. Sentence-initial
-// capitals and one- or two-letter tokens ("Ax = b") are left as words.
+// identifiers: a digit run; a word with an inner capital (WireGuard), a
+// capital not at a sentence start (Kubernetes), an underscore, "::" or an
+// inner dot (t.test); a word called as a function (mmap()); any Latin word
+// in a question written in CJK. Sentence-initial capitals, acronyms in
+// capitals alone (UEFI, CPU: books spell them out as often) and one- or
+// two-letter tokens ("Ax = b") are left as words.
 func classify(question string, terms func(string) []string) map[string]termKind {
 	out := map[string]termKind{}
 	cjk := hasCJK(question)

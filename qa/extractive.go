@@ -63,12 +63,11 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 	if nsent == 0 {
 		return d, nil
 	}
+	// Given weights, the pipeline's answerability check already found the
+	// context holds enough of the key terms; one rare term may then carry
+	// a passage ("炮身的容量有多大？" is answered by the sentence with 容量):
+	// bestPassage asks for one term instead of minTerms.
 	given := weights != nil
-	if given {
-		// The pipeline's answerability check already found the context
-		// holds enough of the key terms; one rare term may then carry a
-		// passage ("炮身的容量有多大？" is answered by the sentence with 容量).
-	}
 	if weights == nil {
 		weights = map[string]float64{}
 		for _, t := range questionTerms(question, e.terms) {
