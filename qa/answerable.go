@@ -39,6 +39,7 @@ type Answerability struct {
 
 	weights map[string]float64 // key term → weight, for the answerer
 	aliases []Alias            // the vocabulary's other names of the question's phrases
+	units   *unitCache         // the context as segmented with the pipeline's terms and aliases
 }
 
 // Refusal codes, stable for evaluators.
@@ -381,13 +382,13 @@ type window struct {
 	terms map[string]bool
 }
 
-// windows cuts the context into runs of up to span units (chunkUnits: a
-// table's row is a window alone), holding the question's phrases by their
-// aliases too.
-func windows(chunks []ContextChunk, terms func(string) []string, aliases []Alias, span int) []window {
+// windows cuts the context into runs of up to span units (chunkUnits, as
+// segmented by the cache: a table's row is a window alone), holding the
+// question's phrases by their aliases too.
+func windows(chunks []ContextChunk, uc *unitCache, span int) []window {
 	var out []window
 	for _, c := range chunks {
-		units, tab := chunkUnits(&c.Chunk, terms, aliases)
+		units, tab := uc.units(&c.Chunk)
 		n := span
 		if tab != nil {
 			n = 1
@@ -434,6 +435,7 @@ func coverageOf(keys []keyTerm, have map[string]bool) (float64, []string) {
 // IDF-weighted key terms.
 func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.Filter, chunks []ContextChunk) Answerability {
 	a := Answerability{Bar: p.opts.AnswerCoverage, aliases: p.thesaurus.aliases(question)}
+	a.units = newUnitCache(p.deps.Terms, a.aliases)
 	if hasCJK(question) {
 		a.Bar = p.opts.AnswerCoverageCJK
 	}
@@ -471,7 +473,7 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 	best := -1.0
 	clock := kind == typeClock
 	timed := false // a window passing the bar states a time of day
-	ws := windows(chunks, p.deps.Terms, a.aliases, 3)
+	ws := windows(chunks, a.units, 3)
 	for _, w := range ws {
 		cov, covered := coverageOf(judged, w.terms)
 		if cov > best {

@@ -77,6 +77,7 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 	if p.deps.Reranker == nil {
 		chunks = p.evidenceFirst(tr, fd.question, chunks, passages)
 	}
+	tr.Answerability.units = nil // the answer, and its trace, outlive the question
 
 	draft, err := p.draft(ctx, p.deps.Answerer, tr, fd.question, chunks)
 	tr.Guards.Attempts, tr.Guards.Retried, tr.Guards.FirstError = draft.Attempts, draft.Retried, draft.FirstError
@@ -171,7 +172,9 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 // answer is drawn from. The passages left out of the context keep their
 // places.
 func (p *Pipeline) evidenceFirst(tr *Trace, question string, chunks []ContextChunk, passages []*passage) []ContextChunk {
-	out := p.evidence.evidenceOrder(question, chunks, Evidence{Weights: tr.Answerability.weights, Aliases: tr.Answerability.aliases})
+	// The answerability check segmented the context with the pipeline's
+	// terms, which p.evidence segments with too (NewPipeline).
+	out := p.evidence.evidenceOrder(question, chunks, Evidence{Weights: tr.Answerability.weights, Aliases: tr.Answerability.aliases}, tr.Answerability.units)
 	byPrimary := make(map[string]*passage, len(passages))
 	for _, x := range passages {
 		byPrimary[x.primary.chunk.ID] = x

@@ -29,11 +29,17 @@ import (
 // would lose its rank discount and the extractive answer, which scores
 // windows the same way, could quote another than the best (FinanceBench:
 // four answers moved off their gold page when ranks were renumbered).
-func (e *Extractive) evidenceOrder(question string, chunks []ContextChunk, ev Evidence) []ContextChunk {
+//
+// uc, when not nil, is the context as the answerability check segmented it
+// (with these aliases and the terms e segments with); nil segments anew.
+func (e *Extractive) evidenceOrder(question string, chunks []ContextChunk, ev Evidence, uc *unitCache) []ContextChunk {
 	if len(ev.Weights) == 0 || len(chunks) < 2 {
 		return chunks
 	}
-	all, n := e.sentences(chunks, ev.Aliases)
+	if uc == nil {
+		uc = newUnitCache(e.terms, ev.Aliases)
+	}
+	all, n := e.sentencesOf(chunks, uc)
 	if n == 0 {
 		return chunks
 	}

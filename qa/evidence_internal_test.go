@@ -25,7 +25,7 @@ func TestEvidenceOrder(t *testing.T) {
 	}
 	w := map[string]float64{"keep": 2, "package": 1, "installed": 2, "version": 2, "upgrade": 2}
 	q := "How do I keep a package at its installed version when I upgrade?"
-	got := e.evidenceOrder(q, chunks, Evidence{Weights: w})
+	got := e.evidenceOrder(q, chunks, Evidence{Weights: w}, nil)
 	var ids []string
 	var ranks []int
 	for _, c := range got {
@@ -34,6 +34,6 @@ func TestEvidenceOrder(t *testing.T) {
 	}
 	require.Equal(t, []string{"b1", "b2", "a", "c"}, ids)
 	require.Equal(t, []int{2, 2, 1, 3}, ranks)
-	require.Equal(t, chunks, e.evidenceOrder(q, chunks, Evidence{}))
+	require.Equal(t, chunks, e.evidenceOrder(q, chunks, Evidence{}, nil))
 	require.Equal(t, "a", chunks[0].Chunk.ID, "the context given is not reordered in place")
 }

@@ -123,9 +123,14 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 // a break (an empty sentence) where a unit cannot be quoted, and counts the
 // quotable ones.
 func (e *Extractive) sentences(chunks []ContextChunk, aliases []Alias) (all []chunkSents, nsent int) {
+	return e.sentencesOf(chunks, newUnitCache(e.terms, aliases))
+}
+
+// sentencesOf is sentences with the chunks segmented by a cache.
+func (e *Extractive) sentencesOf(chunks []ContextChunk, uc *unitCache) (all []chunkSents, nsent int) {
 	for _, c := range chunks {
 		cs := chunkSents{c: c}
-		units, tab := chunkUnits(&c.Chunk, e.terms, aliases)
+		units, tab := uc.units(&c.Chunk)
 		if tab != nil {
 			// A table's row is its unit: the whole table is one
 			// "sentence" too long to quote, and a row means what its

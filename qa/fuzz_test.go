@@ -104,7 +104,7 @@ func FuzzExtractiveQuotes(f *testing.F) {
 				}
 			}
 		}
-		for _, win := range windows([]ContextChunk{c}, analysis.Terms, nil, 3) {
+		for _, win := range windows([]ContextChunk{c}, newUnitCache(analysis.Terms, nil), 3) {
 			for _, part := range strings.Split(win.text, " ") {
 				if !strings.Contains(text, part) {
 					t.Fatalf("window word %q not in %q", part, text)

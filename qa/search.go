@@ -264,7 +264,7 @@ func (p *Pipeline) evidenceHits(ctx context.Context, query string, fd *found, hi
 	for i, h := range hits {
 		cs[i] = ContextChunk{Chunk: h.Chunk, Rank: i + 1, Retrieved: i + 1, Primary: true}
 	}
-	cs = p.evidence.evidenceOrder(query, cs, Evidence{Weights: weights, Aliases: p.thesaurus.aliases(query)})
+	cs = p.evidence.evidenceOrder(query, cs, Evidence{Weights: weights, Aliases: p.thesaurus.aliases(query)}, nil)
 	out := make([]citebook.Hit, len(cs))
 	for i, c := range cs {
 		out[i] = hits[c.Rank-1]
