@@ -163,9 +163,8 @@ func rowContext(c *citebook.Chunk, t *table, terms func(string) []string) map[st
 // unitCache keeps chunkUnits' result for the chunks of one question's
 // context, segmented with one terms function and one set of aliases: the
 // answerability check and the builtin reranker read the same chunks, and
-// segmenting them twice was an eighth of an extractive answer's CPU. A nil
-// cache segments every time. What it hands out is shared: callers only
-// read it.
+// segmenting them twice was an eighth of an extractive answer's CPU. What
+// it hands out is shared: callers only read it.
 type unitCache struct {
 	terms   func(string) []string
 	aliases []Alias
