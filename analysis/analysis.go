@@ -16,6 +16,20 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
+// Fold keeps the letters and digits of s, lower-cased, so texts compare
+// whatever their spacing, punctuation, line breaking and case: a gold
+// answer inside an answer ("CHCONH" in "分子式为CHCONH。"), pdftotext's
+// page text against the parser's.
+func Fold(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
+}
+
 // Terms splits text into the terms the index stores and queries match.
 // Words of alphabetic scripts are lowercased and lightly stemmed (English
 // plurals), so "Vectors" matches "vector". Scripts written without spaces

@@ -145,3 +145,14 @@ func TestAskerWords(t *testing.T) {
 	}
 	assert.Equal(t, []string{"call", "me", "ishmael"}, ContentTerms(Terms("Call me Ishmael")))
 }
+
+func TestFold(t *testing.T) {
+	for in, want := range map[string]string{
+		"分子式为CHCONH。":                "分子式为chconh",
+		"The  Vector-object (p. 12)": "thevectorobjectp12",
+		"line\nbreak, ‘quoted’":      "linebreakquoted",
+		"":                           "",
+	} {
+		require.Equal(t, want, Fold(in), in)
+	}
+}

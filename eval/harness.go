@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/analysis"
@@ -728,7 +727,7 @@ type Summary struct {
 	RefusalAccuracy      float64            `json:"refusal_accuracy"`
 	AnsweredCoverage     float64            `json:"answered_coverage"`
 	// GoldAnswerHeld: answered questions with a gold answer whose answer
-	// holds it word for word (answerText of both), over GoldAnswered of
+	// holds it word for word (analysis.Fold of both), over GoldAnswered of
 	// them; for span datasets (CMRC) it is the answer's exact match.
 	GoldAnswerHeld     float64            `json:"gold_answer_held"`
 	GoldAnswered       int                `json:"gold_answer_questions"`
@@ -879,9 +878,9 @@ func Summarize(rs []QuestionResult, setup Setup) Summary {
 		s.Answerable++
 		if !r.Refused {
 			answered++
-			if g := answerText(r.GoldAnswer); g != "" {
+			if g := analysis.Fold(r.GoldAnswer); g != "" {
 				s.GoldAnswered++
-				if strings.Contains(answerText(r.Answer), g) {
+				if strings.Contains(analysis.Fold(r.Answer), g) {
 					goldHeld++
 				}
 			}
@@ -996,17 +995,4 @@ func severity(r *QuestionResult) int {
 		return 1
 	}
 	return 0
-}
-
-// answerText is s lower-cased with only its letters and digits, so a gold
-// answer is found in an answer whatever the spacing, punctuation and case
-// ("CHCONH" in "分子式为CHCONH。").
-func answerText(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			b.WriteRune(unicode.ToLower(r))
-		}
-	}
-	return b.String()
 }

@@ -88,15 +88,15 @@ func runACL(t *testing.T, lib *fixture) {
 		t.Run(tc.name, func(t *testing.T) {
 			var visibleText strings.Builder
 			for _, c := range tc.visible {
-				visibleText.WriteString(fold(c.Text) + "\n")
+				visibleText.WriteString(analysis.Fold(c.Text) + "\n")
 			}
 			ids := map[string]bool{}
 			var sentences []string
 			for _, c := range tc.forbidden {
 				ids[c.ID] = true
 				for _, s := range analysis.Sentences(c.Text) {
-					f := fold(s)
-					if len(f) >= 30 && !strings.Contains(fold(tc.question), f) && !strings.Contains(visibleText.String(), f) {
+					f := analysis.Fold(s)
+					if len(f) >= 30 && !strings.Contains(analysis.Fold(tc.question), f) && !strings.Contains(visibleText.String(), f) {
 						sentences = append(sentences, f)
 					}
 				}
@@ -107,7 +107,7 @@ func runACL(t *testing.T, lib *fixture) {
 				for id := range ids {
 					require.NotContains(t, all, id, "%s leaks chunk %s", what, id)
 				}
-				folded := fold(all)
+				folded := analysis.Fold(all)
 				for _, s := range sentences {
 					require.NotContains(t, folded, s, "%s leaks forbidden text", what)
 				}

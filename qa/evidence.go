@@ -39,7 +39,7 @@ func (e *Extractive) evidenceOrder(question string, chunks []ContextChunk, ev Ev
 	if uc == nil {
 		uc = newUnitCache(e.terms, ev.Aliases)
 	}
-	all, n := e.sentencesOf(chunks, uc)
+	all, n := e.sentences(chunks, uc)
 	if n == 0 {
 		return chunks
 	}

@@ -59,7 +59,7 @@ type sentence struct {
 func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks []ContextChunk, ev Evidence) (Draft, error) {
 	d := Draft{Model: ExtractiveModel, Statements: []Statement{}}
 	weights := ev.Weights
-	all, nsent := e.sentences(chunks, ev.Aliases)
+	all, nsent := e.sentences(chunks, newUnitCache(e.terms, ev.Aliases))
 	if nsent == 0 {
 		return d, nil
 	}
@@ -122,12 +122,7 @@ func (e *Extractive) AnswerWeighted(_ context.Context, question string, chunks [
 // sentences splits the context into the units passages are made of, with
 // a break (an empty sentence) where a unit cannot be quoted, and counts the
 // quotable ones.
-func (e *Extractive) sentences(chunks []ContextChunk, aliases []Alias) (all []chunkSents, nsent int) {
-	return e.sentencesOf(chunks, newUnitCache(e.terms, aliases))
-}
-
-// sentencesOf is sentences with the chunks segmented by a cache.
-func (e *Extractive) sentencesOf(chunks []ContextChunk, uc *unitCache) (all []chunkSents, nsent int) {
+func (e *Extractive) sentences(chunks []ContextChunk, uc *unitCache) (all []chunkSents, nsent int) {
 	for _, c := range chunks {
 		cs := chunkSents{c: c}
 		units, tab := uc.units(&c.Chunk)

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"unicode"
 
 	"github.com/stretchr/testify/require"
 
@@ -135,18 +134,6 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(sharedDir)
 	}
 	os.Exit(code)
-}
-
-// fold keeps letters and digits, lower-cased, so texts from pdftotext and
-// from the parser compare despite different line breaking.
-func fold(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			b.WriteRune(unicode.ToLower(r))
-		}
-	}
-	return b.String()
 }
 
 // allStrings walks a value's JSON form and concatenates every string in it,

@@ -174,9 +174,9 @@ func requireOnPage(t *testing.T, lib *fixture, rel string, c citebook.Citation) 
 	page, printed := citebook.PageAt(ch.Pages, c.CharStart)
 	require.Equal(t, page, c.Page)
 	require.Equal(t, printed, c.PrintedPage)
-	head := fold(c.Quote)
+	head := analysis.Fold(c.Quote)
 	head = head[:min(len(head), 40)]
-	require.Contains(t, fold(pdfPage(t, rel, c.Page)), head, "quote %q is not on physical page %d", c.Quote, c.Page)
+	require.Contains(t, analysis.Fold(pdfPage(t, rel, c.Page)), head, "quote %q is not on physical page %d", c.Quote, c.Page)
 }
 
 func TestAskHonestModel(t *testing.T) {

@@ -44,7 +44,7 @@ func main() {
 	var asked []string
 	vocab := vocabulary(r, 20000)
 	zipf := rand.NewZipf(r, 1.1, 2, uint64(len(vocab)-1))
-	word := func() string { return vocab[zipf.Uint64()] }
+	word := func() string { t, _ := wordRank(zipf, vocab); return t }
 
 	var enc *json.Encoder
 	if !*only {
