@@ -261,8 +261,9 @@ func (e *Extractive) passage(out []Statement, cs *chunkSents, from, to int) []St
 			out = append(out, Statement{Text: readable(h), Citations: []Claim{{ChunkID: cs.c.Chunk.ID, Quote: h}}})
 		}
 	}
-	quote := passageText(cs.c.Chunk.Text, sents[0].text, sents[len(sents)-1].text)
-	if quote == "" {
+	text, last := cs.c.Chunk.Text, sents[len(sents)-1].text
+	qi, qj, ok := passageSpan(text, sents[0].text, last)
+	if !ok {
 		for _, s := range sents {
 			out = append(out, Statement{
 				Text:      readable(s.text),
@@ -271,9 +272,13 @@ func (e *Extractive) passage(out []Statement, cs *chunkSents, from, to int) []St
 		}
 		return out
 	}
+	body := readable(text[qi:qj])
+	if end, block, ok := announced(text, qj, last); ok {
+		qj, body = end, body+" "+block
+	}
 	return append(out, Statement{
-		Text:      readable(quote),
-		Citations: []Claim{{ChunkID: cs.c.Chunk.ID, Quote: quote}},
+		Text:      body,
+		Citations: []Claim{{ChunkID: cs.c.Chunk.ID, Quote: text[qi:qj]}},
 	})
 }
 
@@ -316,18 +321,19 @@ func windowCover(sents []sentence, weights map[string]float64) float64 {
 	return got / total
 }
 
-// passageText is text from the first occurrence of first to the end of
-// the next occurrence of last at or after it; "" when either is missing.
-func passageText(text, first, last string) string {
+// passageSpan is where text runs from the first occurrence of first to
+// the end of the next occurrence of last at or after it; ok is false when
+// either is missing.
+func passageSpan(text, first, last string) (from, to int, ok bool) {
 	i := strings.Index(text, first)
 	if i < 0 {
-		return ""
+		return 0, 0, false
 	}
 	j := strings.Index(text[i:], last)
 	if j < 0 {
-		return ""
+		return 0, 0, false
 	}
-	return text[i : i+j+len(last)]
+	return i, i + j + len(last), true
 }
 
 // readable turns a sentence into answer text: whitespace collapsed, and a

@@ -1,0 +1,47 @@
+package qa_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/analysis"
+	"github.com/citebook/citebook/qa"
+)
+
+// TestAnswerQuotesWhatItAnnounces: on real books the sentence that
+// answers ends on "…the special function tapply():" or "…编译速度会快不少："
+// and the command follows on its own lines; the answer shows the command
+// as code, and its one citation quotes the sentence and the command
+// verbatim from the cited chunk.
+func TestAnswerQuotesWhatItAnnounces(t *testing.T) {
+	lib := shared(t)
+	p := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
+	for _, tc := range []struct {
+		who            citebook.Principal
+		book, question string
+		code, quoted   string
+	}{
+		{alice, bookR, "How do I calculate the sample mean income for each state?",
+			"`incmeans <- tapply(incomes, statef, mean)`", "> incmeans <- tapply(incomes, statef, mean)"},
+		{lin, bookZH, "怎样让 LaTeX 只排查错误而不生成 PDF？", "`\\usepackage{syntonly}`", "\\usepackage{syntonly}"},
+	} {
+		a, err := p.Ask(context.Background(), tc.who, qa.Request{Question: tc.question, BookIDs: []string{tc.book}}, nil)
+		require.NoError(t, err)
+		require.False(t, a.Refused, "%s: %+v", tc.question, a.Trace.Answerability)
+		require.Contains(t, a.Answer, tc.code, tc.question)
+		require.Len(t, a.Citations, 1, a.Answer)
+		c := a.Citations[0]
+		require.Contains(t, c.Quote, tc.quoted)
+		var text string
+		for _, ch := range lib.chunks(t, tc.book) {
+			if ch.ID == c.ChunkID {
+				text = ch.Text
+			}
+		}
+		require.True(t, strings.Contains(text, c.Quote), "the quote lies in the cited chunk")
+	}
+}
