@@ -2,6 +2,7 @@ package qa_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -144,5 +145,30 @@ func TestWhatIs(t *testing.T) {
 			require.True(t, strings.HasPrefix(a.Answer, tc.starts), "%s", a.Answer)
 			require.True(t, strings.HasPrefix(a.Citations[0].Quote, tc.starts[:20]), "%+v", a.Citations[0])
 		})
+	}
+}
+
+// TestMeasureQuestion: the adjective of "how long" names the measure the
+// answer states as a number, not its subject, and is no key term; as one it
+// matched "the long description" of the Debian Policy's Description field
+// against how long a package's synopsis may be. Elsewhere "long" is the
+// question's own word.
+func TestMeasureQuestion(t *testing.T) {
+	l := testlib.Open(t, testlib.Config(t.TempDir()))
+	testlib.Index(t, l, citebook.BookInput{BookID: "policy", Tenant: "lib", Path: corpus.Path(t, "books/policy.epub")})
+	p := testlib.Pipeline(t, l)
+	reader := citebook.Principal{Tenant: "lib", User: "r"}
+	for _, tc := range []struct {
+		question, word string
+		key            bool
+	}{
+		{"How long may the synopsis line of a package description be?", "long", false},
+		{"How often may a package's cron job run?", "often", false},
+		{"What belongs in the long description of a package?", "long", true},
+	} {
+		a, err := p.Ask(context.Background(), reader, qa.Request{Question: tc.question, BookIDs: []string{"policy"}}, nil)
+		require.NoError(t, err)
+		require.NotEmpty(t, a.Trace.Answerability.KeyTerms, tc.question)
+		require.Equal(t, tc.key, slices.Contains(a.Trace.Answerability.KeyTerms, tc.word), "%s: %v", tc.question, a.Trace.Answerability.KeyTerms)
 	}
 }
