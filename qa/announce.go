@@ -49,6 +49,11 @@ func announced(text string, end int, last string) (blockEnd int, block string, o
 	if body == "" || len(body) > maxAnnouncedBytes || len(lines) > maxAnnouncedLines {
 		return 0, "", false
 	}
+	if announcing.MatchString(lines[len(lines)-1]) {
+		// A caption announcing what comes next ("Input file form with
+		// names and row labels:" above a table): still no answer.
+		return 0, "", false
+	}
 	parts := make([]string, 0, len(lines))
 	for _, l := range lines {
 		if l = strings.Join(strings.Fields(l), " "); l != "" {

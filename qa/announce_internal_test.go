@@ -28,6 +28,8 @@ func TestAnnounced(t *testing.T) {
 		{"Chinese", "可令LATEX编译后不生成DVI或者PDF文档，只排查错误，编译速度会快不少：",
 			"\n\n\\usepackage{syntonly}\n\\syntaxonly\n\n", "`\\usepackage{syntonly}` `\\syntaxonly`"},
 		{"announces nothing", "The following priority levels are recognized by the tools.", "\n\nrequired\n\nPackages …", ""},
+		{"a caption announcing more", "the first few lines of a file might look as follows.",
+			"\n\nInput file form with names and row labels:\n\n Price Floor", ""},
 		{"sentence goes on", "It ends with a colon:", "the rest of it", ""},
 		{"nothing follows", "Do the following:", "\n\n", ""},
 		{"too many lines", "The output is as follows:", "\n" + strings.Repeat("line\n", maxAnnouncedLines+1), ""},
