@@ -70,7 +70,7 @@ func blockLine(l string) string {
 	if !isCode(l) && prose(l) {
 		return l
 	}
-	for _, p := range []string{"> ", ">>> ", "$ ", "+ "} {
+	for _, p := range prompts {
 		if strings.HasPrefix(l, p) {
 			l = strings.TrimSpace(strings.TrimPrefix(l, p))
 			break

@@ -344,7 +344,7 @@ func readable(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
-		for _, p := range []string{"> ", ">>> ", "$ ", "+ "} {
+		for _, p := range prompts {
 			if strings.HasPrefix(t, p) && i > 0 {
 				lines[i] = "`" + strings.TrimSpace(strings.TrimPrefix(t, p)) + "`"
 				break
@@ -353,6 +353,10 @@ func readable(s string) string {
 	}
 	return strings.Join(strings.Fields(strings.Join(lines, "\n")), " ")
 }
+
+// prompts are the prompts readable drops before a command it sets as
+// code; the root prompt "# " stays: it says who runs the command.
+var prompts = []string{"> ", ">>> ", "$ ", "+ "}
 
 // isCode reports a line typed at a prompt (R's "> ", a shell's "$ ",
 // Python's ">>> "): code shows how, but as a statement it answers nothing.
