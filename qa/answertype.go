@@ -12,7 +12,8 @@ import (
 )
 
 // answerType is the kind of statement a question asks for, read from its
-// wording: "how many" wants a quantity, "on what date" a date, "what time" a
+// wording: "how many" wants a quantity, "how long" a measure (a number with
+// its unit), "on what date" a date, "what time" a
 // time of day, "why" a reason. A passage that states one is the likelier answer than one
 // that only shares the question's words (the extractive answer weighs it up),
 // and for a time of day the answerability check requires one: its words
@@ -25,6 +26,7 @@ const (
 	typeDate
 	typeClock
 	typeReason
+	typeMeasure
 )
 
 // typeBoost is the weight given to a passage stating what the question's
@@ -40,6 +42,10 @@ var (
 	asksDate      = regexp.MustCompile(`(?i)\b(what|which) (date|day|year|month|night)\b|\bin what year\b|哪一?年|哪一?天|什么时候|几月|几号|何时`)
 	asksReason    = regexp.MustCompile(`(?i)\bwhy\b|为什么|为何|为啥|什么原因|原因是什么`)
 	asksQuantity  = regexp.MustCompile(`(?i)\bhow (many|much|long|large|big|often|far)\b|\bwhat (percentage|number|proportion)\b|几|多少|百分之`)
+	// asksMeasure (answerable.go) finds "how long", "how large", …: a
+	// measure is a quantity with its unit; "how often" and "how soon"
+	// ask for a frequency or a time, which a plain number can state.
+	asksMeasureOften = regexp.MustCompile(`(?i)\bhow\s+(often|frequently|soon|early|late|fast)\b`)
 )
 
 // What each type's statement looks like.
@@ -53,6 +59,11 @@ var (
 	// reasonWord: a cause or a purpose stated: because, so that, in order
 	// to, 因为, 为了, 以免.
 	reasonWord = regexp.MustCompile(`(?i)\b(because|so\s+that|in\s+order\s+to|so\s+as\s+to|due\s+to|owing\s+to|reasons?|for\s+fear|lest|therefore|as\s+a\s+result)\b|因为|由于|所以|为了|因此|原因|以免|导致|以便|否则`)
+	// measureWord: a number in digits, or in words before its unit
+	// ("seven miles", "two or three days"): "two parts" counts, it
+	// measures nothing, and as a stated quantity it answered how long a
+	// package's synopsis may be over "certainly under 80 characters".
+	measureWord = regexp.MustCompile(`(?i)\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred|thousand|million|billion|half)\s+(\w+\s+){0,2}?(bytes?|kilobytes?|megabytes?|gigabytes?|characters?|lines?|words?|pages?|bits?|miles?|feet|foot|inches|inch|yards?|rods?|acres?|metres?|meters?|kilometres?|kilometers?|pounds?|ounces?|tons?|grams?|kilograms?|seconds?|minutes?|hours?|days?|weeks?|months?|years?|centur(y|ies)|times|dollars?|cents?)\b`)
 	// quantityWord: a number in digits or words.
 	quantityWord = regexp.MustCompile(`(?i)\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|hundred|thousand|million|billion|half|twice|double)\b|[一二三四五六七八九十百千万两]`)
 )
@@ -65,6 +76,8 @@ func askedType(question string) answerType {
 		return typeClock
 	case asksDate.MatchString(question):
 		return typeDate
+	case asksMeasure.MatchString(question) && !asksMeasureOften.MatchString(question):
+		return typeMeasure
 	case asksQuantity.MatchString(question):
 		return typeQuantity
 	case asksReason.MatchString(question):
@@ -83,6 +96,8 @@ func (t answerType) statedIn(text string) bool {
 		return dateWord.MatchString(text)
 	case typeQuantity:
 		return quantityWord.MatchString(text)
+	case typeMeasure:
+		return measureWord.MatchString(text)
 	case typeReason:
 		return reasonWord.MatchString(text)
 	}

@@ -24,6 +24,10 @@ func TestAskedType(t *testing.T) {
 		{"为什么不推荐用两个美元符号 $$ 来写单独成行的公式？", typeReason},
 		{"编译时报错，一般是什么原因？", typeReason},
 		{"How did Thoreau pay for his house?", typeAny},
+		{"How long may the synopsis line of a package description be?", typeMeasure},
+		{"If all the rows of beans were laid end to end, how long would they be?", typeMeasure},
+		{"How large was the password database?", typeMeasure},
+		{"How often does cron run the daily jobs?", typeQuantity},
 	} {
 		require.Equal(t, c.want, askedType(c.question), c.question)
 	}
@@ -44,6 +48,11 @@ func TestStatedIn(t *testing.T) {
 		{typeDate, "You may also call it from a function.", false},
 		{typeQuantity, "the length of whose rows, added together, was seven miles", true},
 		{typeQuantity, "a public-domain clone of the latter", false},
+		{typeMeasure, "the length of whose rows, added together, was seven miles", true},
+		{typeMeasure, "The single line synopsis should be kept brief—certainly under 80 characters.", true},
+		{typeMeasure, "it took two or three days", true},
+		{typeMeasure, "a description of the binary package, consisting of two parts, the synopsis and the long description", false},
+		{typeMeasure, "the extended description runs over several lines", false},
 		{typeReason, "I was seized and put into jail, because, as I have elsewhere related, I did not pay a tax", true},
 		{typeReason, "so that the hash table may grow without rehashing", true},
 		{typeReason, "under some versions of UNIX that exclude it for licensing reasons", true},

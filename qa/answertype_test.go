@@ -149,10 +149,11 @@ func TestWhatIs(t *testing.T) {
 }
 
 // TestMeasureQuestion: the adjective of "how long" names the measure the
-// answer states as a number, not its subject, and is no key term; as one it
-// matched "the long description" of the Debian Policy's Description field
-// against how long a package's synopsis may be. Elsewhere "long" is the
-// question's own word.
+// answer states as a number with its unit, not its subject, and is no key
+// term; as one it matched "the long description" of the Debian Policy's
+// Description field against how long a package's synopsis may be, and
+// that definition's "two parts" passed for the quantity asked for.
+// Elsewhere "long" is the question's own word.
 func TestMeasureQuestion(t *testing.T) {
 	l := testlib.Open(t, testlib.Config(t.TempDir()))
 	testlib.Index(t, l, citebook.BookInput{BookID: "policy", Tenant: "lib", Path: corpus.Path(t, "books/policy.epub")})
@@ -171,4 +172,10 @@ func TestMeasureQuestion(t *testing.T) {
 		require.NotEmpty(t, a.Trace.Answerability.KeyTerms, tc.question)
 		require.Equal(t, tc.key, slices.Contains(a.Trace.Answerability.KeyTerms, tc.word), "%s: %v", tc.question, a.Trace.Answerability.KeyTerms)
 	}
+	// A measure is a number with its unit: "two parts" of the Description
+	// field's definition measures nothing.
+	a, err := p.Ask(context.Background(), reader, qa.Request{Question: "How long may the synopsis line of a package description be?", BookIDs: []string{"policy"}}, nil)
+	require.NoError(t, err)
+	require.NotEmpty(t, a.Citations, a.Answer)
+	require.Contains(t, a.Citations[0].Quote, "certainly under 80 characters", a.Answer)
 }
