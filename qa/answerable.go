@@ -220,7 +220,7 @@ func isCJKTerm(t string) bool {
 func questionTerms(question string, terms func(string) []string) []string {
 	var out, functional []string
 	alone := analysis.StandaloneSymbols(question)
-	measures := measureWords(question, terms)
+	measures := howWords(question, terms)
 	for _, t := range analysis.ContentTerms(terms(question)) {
 		if isFiller(t) || analysis.IsAskerWord(t) || measures[t] {
 			continue
@@ -241,29 +241,6 @@ func questionTerms(question string, terms func(string) []string) []string {
 		// A short question such as "什么是“乡里制”？" has only pairs with
 		// a grammatical character; they are then all there is to weigh.
 		return functional
-	}
-	return out
-}
-
-// asksMeasure finds the adjective of "how long", "how large", "how
-// often": it names the measure the question asks for, which the answer
-// states as a number ("certainly under 80 characters", "about seven
-// miles", "approximately 300 accounts"), and frames the question as "how
-// many" does. As a key term it was matched in its other senses — "the long
-// description" answered how long a package's synopsis may be, "extremely
-// large databases" how large the test database was.
-var asksMeasure = regexp.MustCompile(`(?i)\bhow\s+(long|large|big|far|often|old|tall|wide|deep|high|heavy|fast|soon|early|late|frequently)\b`)
-
-// measureWords is the terms of the question's measure adjectives.
-func measureWords(question string, terms func(string) []string) map[string]bool {
-	var out map[string]bool
-	for _, m := range asksMeasure.FindAllStringSubmatch(question, -1) {
-		for _, t := range terms(m[1]) {
-			if out == nil {
-				out = map[string]bool{}
-			}
-			out[t] = true
-		}
 	}
 	return out
 }

@@ -42,10 +42,13 @@ var (
 	asksDate      = regexp.MustCompile(`(?i)\b(what|which) (date|day|year|month|night)\b|\bin what year\b|哪一?年|哪一?天|什么时候|几月|几号|何时`)
 	asksReason    = regexp.MustCompile(`(?i)\bwhy\b|为什么|为何|为啥|什么原因|原因是什么`)
 	asksQuantity  = regexp.MustCompile(`(?i)\bhow (many|much|long|large|big|often|far)\b|\bwhat (percentage|number|proportion)\b|几|多少|百分之`)
-	// asksMeasure (answerable.go) finds "how long", "how large", …: a
-	// measure is a quantity with its unit; "how often" and "how soon"
-	// ask for a frequency or a time, which a plain number can state.
-	asksMeasureOften = regexp.MustCompile(`(?i)\bhow\s+(often|frequently|soon|early|late|fast)\b`)
+	// The adjective of a "how" question names what its answer states: a
+	// measure ("how long", "how large": a number with its unit), or a
+	// frequency, a time or a speed ("how often", "how soon", "how fast": a
+	// number will do). It frames the question as "how many" does, and is
+	// no key term (howWords).
+	asksMeasure   = regexp.MustCompile(`(?i)\bhow\s+(long|large|big|far|old|tall|wide|deep|high|heavy)\b`)
+	asksFrequency = regexp.MustCompile(`(?i)\bhow\s+(often|frequently|soon|early|late|fast)\b`)
 )
 
 // What each type's statement looks like.
@@ -76,7 +79,7 @@ func askedType(question string) answerType {
 		return typeClock
 	case asksDate.MatchString(question):
 		return typeDate
-	case asksMeasure.MatchString(question) && !asksMeasureOften.MatchString(question):
+	case asksMeasure.MatchString(question):
 		return typeMeasure
 	case asksQuantity.MatchString(question):
 		return typeQuantity
@@ -84,6 +87,25 @@ func askedType(question string) answerType {
 		return typeReason
 	}
 	return typeAny
+}
+
+// howWords is the terms of the question's "how" adjectives (asksMeasure,
+// asksFrequency). As key terms they were matched in their other senses —
+// "the long description" answered how long a package's synopsis may be,
+// "extremely large databases" how large the test database was.
+func howWords(question string, terms func(string) []string) map[string]bool {
+	var out map[string]bool
+	for _, re := range []*regexp.Regexp{asksMeasure, asksFrequency} {
+		for _, m := range re.FindAllStringSubmatch(question, -1) {
+			for _, t := range terms(m[1]) {
+				if out == nil {
+					out = map[string]bool{}
+				}
+				out[t] = true
+			}
+		}
+	}
+	return out
 }
 
 // statedIn reports whether text states a statement of the type (always
