@@ -19,6 +19,13 @@ import (
 // announcing matches a sentence that ends by pointing at what follows it.
 var announcing = regexp.MustCompile(`(?i)(\b(the following|as follows)\s*[.:]?|[:：]|如下[。：:]?)\s*$`)
 
+// pointsAhead matches a sentence that names what follows it anywhere in
+// it ("The following reconfigure the timezone used by the Debian system.",
+// "… by one of the following commands."): it announces a block of
+// commands typed at a prompt, nothing else (a list of terms may follow
+// "The following priority levels are recognized …").
+var pointsAhead = regexp.MustCompile(`(?i)\bfollowings?\b`)
+
 // Limits of an announced block quoted with its announcement: a command,
 // a configuration line or a few of them, not a table or a page of listing.
 const (
@@ -32,7 +39,8 @@ const (
 // in text (the block is the next paragraph: up to a blank line or the end
 // of the chunk).
 func announced(text string, end int, last string) (blockEnd int, block string, ok bool) {
-	if !announcing.MatchString(last) {
+	ends := announcing.MatchString(last)
+	if !ends && !pointsAhead.MatchString(last) {
 		return 0, "", false
 	}
 	rest := text[end:]
@@ -47,6 +55,9 @@ func announced(text string, end int, last string) (blockEnd int, block string, o
 	body = strings.TrimRight(body, " \t\r\n")
 	lines := strings.Split(body, "\n")
 	if body == "" || len(body) > maxAnnouncedBytes || len(lines) > maxAnnouncedLines {
+		return 0, "", false
+	}
+	if !ends && !prompted(lines) {
 		return 0, "", false
 	}
 	if announcing.MatchString(lines[len(lines)-1]) {
@@ -84,4 +95,14 @@ func blockLine(l string) string {
 func prose(l string) bool {
 	r, _ := utf8.DecodeLastRuneInString(l)
 	return strings.ContainsRune(".!?。！？", r) && len(strings.Fields(l)) >= 4
+}
+
+// prompted reports whether every line is typed at a prompt (isCode).
+func prompted(lines []string) bool {
+	for _, l := range lines {
+		if l = strings.TrimSpace(l); l != "" && !isCode(l) {
+			return false
+		}
+	}
+	return true
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/analysis"
+	"github.com/citebook/citebook/internal/corpus"
+	"github.com/citebook/citebook/internal/testlib"
 	"github.com/citebook/citebook/qa"
 )
 
@@ -43,5 +45,27 @@ func TestAnswerQuotesWhatItAnnounces(t *testing.T) {
 			}
 		}
 		require.True(t, strings.Contains(text, c.Quote), "the quote lies in the cited chunk")
+	}
+}
+
+// TestAnswerQuotesTheCommandsItNames: debian-reference answers "how do I"
+// with a sentence naming what follows anywhere in it ("The following
+// reconfigure the timezone used by the Debian system.", "… by one of the
+// following commands.") and the commands typed at a prompt after it; the
+// answer shows them, quoted verbatim with the sentence.
+func TestAnswerQuotesTheCommandsItNames(t *testing.T) {
+	l := testlib.Open(t, testlib.Config(t.TempDir()))
+	testlib.Index(t, l, citebook.BookInput{BookID: "debref", Tenant: "lib", Path: corpus.Path(t, "books/debian-reference.en.pdf")})
+	p := testlib.Pipeline(t, l)
+	reader := citebook.Principal{Tenant: "lib", User: "r"}
+	for _, tc := range []struct{ question, code string }{
+		{"How do I reconfigure the timezone?", "`# dpkg-reconfigure tzdata`"},
+		{"How do I print three copies of a file collated?", "`lp -n 3 -o Collate=True filename`"},
+	} {
+		a, err := p.Ask(context.Background(), reader, qa.Request{Question: tc.question, BookIDs: []string{"debref"}}, nil)
+		require.NoError(t, err)
+		require.False(t, a.Refused, "%s: %+v", tc.question, a.Trace.Answerability)
+		require.Contains(t, a.Answer, tc.code, tc.question)
+		require.Contains(t, a.Citations[0].Quote, strings.Trim(tc.code, "`"))
 	}
 }
