@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/citebook/citebook/analysis"
 )
 
 // A manual often ends the sentence that answers on what it announces: "you
@@ -90,11 +92,21 @@ func blockLine(l string) string {
 	return "`" + l + "`"
 }
 
-// prose reports whether a line reads as a sentence: four words or more,
-// ending as a sentence ends.
+// prose reports whether a line reads as a sentence: four words or more
+// (six CJK characters: they are written without spaces), ending as a
+// sentence ends.
 func prose(l string) bool {
 	r, _ := utf8.DecodeLastRuneInString(l)
-	return strings.ContainsRune(".!?。！？", r) && len(strings.Fields(l)) >= 4
+	if !strings.ContainsRune(".!?。！？", r) {
+		return false
+	}
+	cjk := 0
+	for _, c := range l {
+		if analysis.IsCJK(c) {
+			cjk++
+		}
+	}
+	return len(strings.Fields(l)) >= 4 || cjk >= 6
 }
 
 // prompted reports whether every line is typed at a prompt (isCode).
