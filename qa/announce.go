@@ -83,13 +83,8 @@ func blockLine(l string) string {
 	if !isCode(l) && prose(l) {
 		return l
 	}
-	for _, p := range prompts {
-		if strings.HasPrefix(l, p) {
-			l = strings.TrimSpace(strings.TrimPrefix(l, p))
-			break
-		}
-	}
-	return "`" + l + "`"
+	cmd, _ := dropPrompt(l)
+	return "`" + cmd + "`"
 }
 
 // prose reports whether a line reads as a sentence: four words or more

@@ -35,13 +35,13 @@ const typeBoost = 1.5
 
 // The questions of each type, tried in this order (clock before date: "at
 // what time of day" is a time; date before quantity: "how long ago" is
-// rare, "what year" common; a reason last: "why" with "how many" asks the
-// number).
+// rare, "what year" common; a measure before a quantity: "how long" wants
+// a unit; a reason last: "why" with "how many" asks the number).
 var (
 	asksClockTime = regexp.MustCompile(`(?i)\b(what|which) time\b|\bat what hour\b|几点`)
 	asksDate      = regexp.MustCompile(`(?i)\b(what|which) (date|day|year|month|night)\b|\bin what year\b|哪一?年|哪一?天|什么时候|几月|几号|何时`)
 	asksReason    = regexp.MustCompile(`(?i)\bwhy\b|为什么|为何|为啥|什么原因|原因是什么`)
-	asksQuantity  = regexp.MustCompile(`(?i)\bhow (many|much|long|large|big|often|far)\b|\bwhat (percentage|number|proportion)\b|几|多少|百分之`)
+	asksQuantity  = regexp.MustCompile(`(?i)\bhow (many|much|often)\b|\bwhat (percentage|number|proportion)\b|几|多少|百分之`)
 	// The adjective of a "how" question names what its answer states: a
 	// measure ("how long", "how large": a number with its unit), or a
 	// frequency, a time or a speed ("how often", "how soon", "how fast": a

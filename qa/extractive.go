@@ -343,12 +343,8 @@ func passageSpan(text, first, last string) (from, to int, ok bool) {
 func readable(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
-		t := strings.TrimSpace(l)
-		for _, p := range prompts {
-			if strings.HasPrefix(t, p) && i > 0 {
-				lines[i] = "`" + strings.TrimSpace(strings.TrimPrefix(t, p)) + "`"
-				break
-			}
+		if cmd, ok := dropPrompt(strings.TrimSpace(l)); ok && i > 0 {
+			lines[i] = "`" + cmd + "`"
 		}
 	}
 	return strings.Join(strings.Fields(strings.Join(lines, "\n")), " ")
@@ -357,6 +353,17 @@ func readable(s string) string {
 // prompts are the prompts readable drops before a command it sets as
 // code; the root prompt "# " stays: it says who runs the command.
 var prompts = []string{"> ", ">>> ", "$ ", "+ "}
+
+// dropPrompt returns line t without the prompt it was typed at, and
+// whether it had one of prompts.
+func dropPrompt(t string) (string, bool) {
+	for _, p := range prompts {
+		if strings.HasPrefix(t, p) {
+			return strings.TrimSpace(strings.TrimPrefix(t, p)), true
+		}
+	}
+	return t, false
+}
 
 // isCode reports a line typed at a prompt (R's "> ", a shell's "$ ",
 // Python's ">>> "): code shows how, but as a statement it answers nothing.
