@@ -43,7 +43,7 @@ func Sentences(text string) []string {
 			}
 			if j == len(text) {
 				flush(j)
-			} else if c, _ := utf8.DecodeRuneInString(text[j:]); unicode.IsSpace(c) && !(r == '.' && abbreviation(text[start:i])) {
+			} else if c, _ := utf8.DecodeRuneInString(text[j:]); unicode.IsSpace(c) && !(r == '.' && (abbreviation(text[start:i]) || wrappedURL(text[start:i], text[j:]))) {
 				flush(j)
 				next = j
 			}
@@ -91,4 +91,48 @@ func abbreviation(before string) bool {
 		return true
 	}
 	return false
+}
+
+// wrappedURL reports whether a period followed by a space falls inside a
+// web address that the PDF wrapped at it ("(https://CRAN. R-project.org/
+// package=boot)", "https://CRAN.R-project. org)"): before ends with an
+// address (a scheme's "://" or "www."), and after, past one run of spaces
+// holding at most one line break, goes on with a piece of an address — a
+// host or path part holding a dot, slash or equals sign, or a lower-case
+// domain label ("org)"). A sentence that ends on an address and the next
+// one, which starts with a word ("… at https://example.org. The next"),
+// stay apart; the quote no longer stops at "(https://CRAN.".
+func wrappedURL(before, after string) bool {
+	tok := before
+	if k := strings.LastIndexFunc(before, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune("(<\"“", r) }); k >= 0 {
+		_, size := utf8.DecodeRuneInString(before[k:])
+		tok = before[k+size:]
+	}
+	if !strings.Contains(tok, "://") && !strings.HasPrefix(tok, "www.") {
+		return false
+	}
+	rest := strings.TrimLeft(after, " \t\n")
+	if gap := after[:len(after)-len(rest)]; strings.Count(gap, "\n") > 1 {
+		return false
+	}
+	next := rest
+	if k := strings.IndexAny(rest, " \t\n"); k >= 0 {
+		next = rest[:k]
+	}
+	next = strings.TrimRight(next, ")>]\"'”’,;:.")
+	if next == "" {
+		return false
+	}
+	lower := true
+	for _, c := range next {
+		switch {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+		case 'A' <= c && c <= 'Z':
+			lower = false
+		case strings.ContainsRune("-._~/?#@!$&+=%", c):
+		default:
+			return false
+		}
+	}
+	return lower || strings.ContainsAny(next, "./=")
 }
