@@ -43,7 +43,7 @@ func Sentences(text string) []string {
 			}
 			if j == len(text) {
 				flush(j)
-			} else if c, _ := utf8.DecodeRuneInString(text[j:]); unicode.IsSpace(c) && !(r == '.' && (abbreviation(text[start:i]) || wrappedURL(text[start:i], text[j:]))) {
+			} else if c, _ := utf8.DecodeRuneInString(text[j:]); unicode.IsSpace(c) && !(r == '.' && (abbreviation(text[start:i]) || initial(text[start:i], text[j:]) || wrappedURL(text[start:i], text[j:]))) {
 				flush(j)
 				next = j
 			}
@@ -91,6 +91,48 @@ func abbreviation(before string) bool {
 		return true
 	}
 	return false
+}
+
+// initial reports whether a period ends a name's initial ("written by
+// Philip A. Nelson", "J. R. Tolkien"): before ends with one capital letter,
+// and another initial follows, or the letter comes after a capitalised
+// word or an initial and after starts with a capitalised word that is no
+// stopword. "… in Appendix A. The next" still
+// ends a sentence; the quote no longer stops at "Philip A.".
+func initial(before, after string) bool {
+	n := len(before)
+	if n < 3 || before[n-1] < 'A' || before[n-1] > 'Z' || before[n-2] != ' ' {
+		return false
+	}
+	next := strings.TrimLeft(after, " ")
+	if len(next) >= 3 && 'A' <= next[0] && next[0] <= 'Z' && next[1] == '.' && next[2] == ' ' {
+		return true // another initial follows: "J. R. Tolkien"
+	}
+	prev := strings.TrimRight(before[:n-2], " ")
+	word := prev[strings.LastIndexByte(prev, ' ')+1:]
+	if word == "" || word[0] < 'A' || word[0] > 'Z' {
+		return false
+	}
+	if len(word) == 2 && word[1] != '.' || len(word) > 2 && !isLowerASCII(word[1:]) {
+		return false
+	}
+	end := 0
+	for end < len(next) && ('a' <= next[end] && next[end] <= 'z' || 'A' <= next[end] && next[end] <= 'Z') {
+		end++
+	}
+	if end < 2 || next[0] < 'A' || next[0] > 'Z' || !isLowerASCII(next[1:end]) {
+		return false
+	}
+	return !IsStopword(strings.ToLower(next[:end]))
+}
+
+func isLowerASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'a' || s[i] > 'z' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // wrappedURL reports whether a period followed by a space falls inside a

@@ -28,6 +28,11 @@ func TestAskedType(t *testing.T) {
 		{"If all the rows of beans were laid end to end, how long would they be?", typeMeasure},
 		{"How large was the password database?", typeMeasure},
 		{"How often does cron run the daily jobs?", typeQuantity},
+		{"Who wrote gdbm?", typeAgent},
+		{"Who is the author of the dynahash library?", typeAgent},
+		{"Why was the sdbm library written, and by whom?", typeReason},
+		{"Who was Cato Ingraham, and where did he live?", typeAny},
+		{"鸟兽脚类的概念是由谁提出来的？", typeAny},
 	} {
 		require.Equal(t, c.want, askedType(c.question), c.question)
 	}
@@ -58,6 +63,11 @@ func TestStatedIn(t *testing.T) {
 		{typeReason, "under some versions of UNIX that exclude it for licensing reasons", true},
 		{typeReason, "故不太推荐使用。为了对齐，可以使用 aligned 环境", true},
 		{typeReason, "One afternoon, near the end of the first summer, I went to the village.", false},
+		{typeAgent, "a UNIX database manager written by Philip A. Nelson", true},
+		{typeAgent, "The Unix troff program originally developed by AT&T", true},
+		{typeAgent, "Larson proposed a dynamic hashing scheme", true},
+		{typeAgent, "a dynamic hashing algorithm by Fagin et al", false},
+		{typeAgent, "By default the bucket size is 256 bytes", false},
 		{typeAny, "1845", false},
 	} {
 		require.Equal(t, c.want, c.kind.statedIn(c.text), "%d %q", c.kind, c.text)

@@ -179,3 +179,27 @@ func TestMeasureQuestion(t *testing.T) {
 	require.NotEmpty(t, a.Citations, a.Answer)
 	require.Contains(t, a.Citations[0].Quote, "certainly under 80 characters", a.Answer)
 }
+
+// TestAgentQuestion: "who wrote …" asks for who did it, which the book
+// states as "written by …" or "developed by …": the question's verb is no
+// key term (no chunk of the paper says "wrote"; it weighed most and the
+// passage naming the author was dropped or outranked), and the sentence
+// naming the agent is quoted over one that shares the question's words.
+func TestAgentQuestion(t *testing.T) {
+	l := testlib.Open(t, testlib.Config(t.TempDir()))
+	testlib.Index(t, l, citebook.BookInput{BookID: "hash", Tenant: "lib", Path: corpus.Path(t, "books/hash_usenix.pdf")})
+	p := testlib.Pipeline(t, l)
+	reader := citebook.Principal{Tenant: "lib", User: "r"}
+	for _, tc := range []struct{ question, verb, quoted string }{
+		{"Who wrote gdbm?", "wrote", "written by Philip A. Nelson"},
+		{"Who wrote the dynahash library?", "wrote", "written by Esmond Pitt"},
+		{"Who developed sdbm?", "developed", "developed by Ozan Yigit"},
+	} {
+		a, err := p.Ask(context.Background(), reader, qa.Request{Question: tc.question, BookIDs: []string{"hash"}}, nil)
+		require.NoError(t, err)
+		require.NotContains(t, a.Trace.Answerability.KeyTerms, tc.verb, tc.question)
+		require.False(t, a.Refused, "%s: %+v", tc.question, a.Trace.Answerability)
+		require.NotEmpty(t, a.Citations, tc.question)
+		require.Contains(t, a.Citations[0].Quote, tc.quoted, "%s: %s", tc.question, a.Answer)
+	}
+}

@@ -44,7 +44,10 @@ import (
 // weights). It returns what survives and what was dropped.
 func (p *Pipeline) threshold(query string, cands []*candidate, min float64, small bool, weights map[string]float64) (kept, dropped []*candidate) {
 	strong := max(p.opts.StrongScore, min+strongMargin)
-	qterms := analysis.ContentTerms(p.deps.Terms(query))
+	// The words framing what the answer states ("how long", "who wrote")
+	// are not what a chunk must share with the question (howWords).
+	framing := howWords(query, p.deps.Terms)
+	qterms := slices.DeleteFunc(analysis.ContentTerms(p.deps.Terms(query)), func(t string) bool { return framing[t] })
 	need := needTerms(len(qterms))
 	qidx := make(map[string]int, len(qterms))
 	for i, t := range qterms {
