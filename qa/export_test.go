@@ -54,3 +54,6 @@ func KeyTermWeights(ctx context.Context, p *Pipeline, pr citebook.Principal, boo
 	}
 	return out, nil
 }
+
+// IsContents reports whether retrieval drops chunk c as a table of contents.
+func IsContents(c *citebook.Chunk) bool { return isContents(c) }

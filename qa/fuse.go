@@ -24,8 +24,9 @@ type candidate struct {
 	// seenVec and seenLex are the ranks in the search of the whole scope,
 	// which the trace reports (a book-routed search ranks in fewer books).
 	seenVec, seenLex int
-	// kept says the candidate passed the threshold (see threshold).
-	kept bool
+	// kept says the candidate passed the threshold (see threshold);
+	// contents that it was dropped as a table of contents (isContents).
+	kept, contents bool
 	// titled says its heading path names a statement or phrase the
 	// question names (see boost).
 	titled bool

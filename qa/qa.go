@@ -116,7 +116,8 @@ type TraceHit struct {
 }
 
 // Dropped records a retrieved chunk that did not reach the context, and why
-// (below_threshold, duplicate_passage, below_k, over_budget).
+// (below_threshold, contents: a table of contents, duplicate_passage,
+// below_k, over_budget).
 type Dropped struct {
 	ChunkID string `json:"chunk_id"`
 	Reason  string `json:"reason"`

@@ -214,7 +214,10 @@ func thresholdDrops(all []*candidate) []Dropped {
 	}
 	out := make([]Dropped, 0, n)
 	for _, c := range all {
-		if !c.kept {
+		switch {
+		case c.contents:
+			out = append(out, Dropped{ChunkID: c.chunk.ID, Reason: "contents"})
+		case !c.kept:
 			out = append(out, Dropped{ChunkID: c.chunk.ID, Reason: "below_threshold"})
 		}
 	}

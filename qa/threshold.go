@@ -36,6 +36,9 @@ import (
 //     as a moderate cosine needs: with a handful of chunks, cosine ranks
 //     nothing and the answerability check decides.
 //
+// A table of contents or an index is never kept (isContents), unless the
+// question asks about the book's layout.
+//
 // The strong bar never sits less than strongMargin above the minimum, so
 // raising the minimum for a model whose cosines crowd together (e5 scores an
 // off-topic question 0.74 against any filing) raises both bars.
@@ -47,6 +50,7 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 	// The words framing what the answer states ("how long", "who wrote")
 	// are not what a chunk must share with the question (howWords).
 	framing := howWords(query, p.deps.Terms)
+	structural := asksStructure.MatchString(query)
 	qterms := slices.DeleteFunc(analysis.ContentTerms(p.deps.Terms(query)), func(t string) bool { return framing[t] })
 	need := needTerms(len(qterms))
 	qidx := make(map[string]int, len(qterms))
@@ -112,6 +116,16 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 			dropped = append(dropped, c)
 		}
 	}
+	if !structural {
+		// Only what would be kept is read for a contents page: most
+		// candidates are dropped anyway, and reading them all cost.
+		kept = slices.DeleteFunc(kept, func(c *candidate) bool {
+			if c.contents = isContents(&c.chunk); c.contents {
+				dropped = append(dropped, c)
+			}
+			return c.contents
+		})
+	}
 	if len(kept) > 0 && len(dropped) > 0 {
 		kept, dropped = p.keepOrdered(qterms, qidx, found, mark, weights, cands, kept, dropped)
 	}
@@ -136,7 +150,7 @@ func (p *Pipeline) keepOrdered(qterms []string, qidx map[string]int, found []boo
 	var covs []float64
 	top := 0.0
 	for _, c := range cands[:min(len(cands), p.opts.LexicalRank)] {
-		if c.seenLex == 0 || slices.Contains(kept, c) {
+		if c.seenLex == 0 || c.contents || slices.Contains(kept, c) {
 			continue
 		}
 		w := weightedCoverage(qterms, weights, p.present(qterms, qidx, found, mark, &c.chunk))
