@@ -2,6 +2,7 @@ package qa
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -48,15 +49,9 @@ func isContents(c *citebook.Chunk) bool {
 	if leaders >= minLeaders && len(leaderEntry.FindAllStringIndex(c.Text, minLeaders)) >= minLeaders {
 		return true
 	}
-	named := false
-	for _, h := range c.HeadingPath {
-		h = strings.TrimSpace(h)
-		for _, t := range contentsHeadings {
-			if strings.EqualFold(h, t) {
-				named = true
-			}
-		}
-	}
+	named := slices.ContainsFunc(c.HeadingPath, func(h string) bool {
+		return slices.ContainsFunc(contentsHeadings, func(t string) bool { return strings.EqualFold(strings.TrimSpace(h), t) })
+	})
 	if !named {
 		return false
 	}

@@ -25,10 +25,7 @@ func TestContentsIsNoEvidence(t *testing.T) {
 	lib := shared(t)
 	l := testlib.Open(t, testlib.Config(t.TempDir()))
 	testlib.Index(t, l, citebook.BookInput{BookID: "walden", Tenant: "lib", Path: corpus.Path(t, "books/WaldenFull.pdf")})
-	b, err := l.Meta.Book(context.Background(), "walden")
-	require.NoError(t, err)
-	walden, err := l.Meta.ChunksAt(context.Background(), "walden", b.Active)
-	require.NoError(t, err)
+	walden := (&fixture{Library: l}).chunks(t, "walden")
 	for _, tc := range []struct {
 		book     string
 		chunks   []citebook.Chunk
