@@ -92,6 +92,38 @@ func TestIndexCommand(t *testing.T) {
 	}
 }
 
+// TestJobsListsFailedFirstBuild: a book whose first build fails is removed
+// with its build records, so only the queue remembers the job; `jobs` must
+// still list it, with why it failed, beside the recorded builds.
+func TestJobsListsFailedFirstBuild(t *testing.T) {
+	data := t.TempDir()
+	pdf, err := os.ReadFile(corpus.Path(t, "books/dtc-paper.pdf"))
+	require.NoError(t, err)
+	broken := filepath.Join(t.TempDir(), "broken.pdf")
+	require.NoError(t, os.WriteFile(broken, pdf[:3000], 0o644))
+	_, err = run(t, "index", broken, "--data", data)
+	require.Equal(t, citebook.EINVALID, citebook.ErrorCode(err), "%v", err)
+	_, err = run(t, "index", corpus.Path(t, "books/dtc-paper.pdf"), "--data", data)
+	require.NoError(t, err)
+
+	out, err := run(t, "jobs", "--data", data, "--json")
+	require.NoError(t, err)
+	var jobs []jobView
+	require.NoError(t, json.Unmarshal([]byte(out), &jobs))
+	require.Len(t, jobs, 2)
+	require.Equal(t, "dtc-paper", jobs[0].BookID, "newest first")
+	require.Equal(t, index.JobCompleted, jobs[0].Status)
+	require.Equal(t, "broken", jobs[1].BookID)
+	require.Equal(t, index.JobFailed, jobs[1].Status)
+	require.Contains(t, jobs[1].Error, "truncated or corrupt")
+	require.True(t, strings.HasPrefix(jobs[1].Handle, "job_"), jobs[1].Handle)
+
+	out, err = run(t, "jobs", "--data", data, "--book", "broken")
+	require.NoError(t, err)
+	require.Contains(t, out, "job "+jobs[1].Handle+" failed: PDF file is truncated or corrupt")
+	require.NotContains(t, out, "dtc-paper")
+}
+
 func TestIndexManifest(t *testing.T) {
 	data := t.TempDir()
 	dir := t.TempDir()

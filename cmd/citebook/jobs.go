@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -68,14 +70,21 @@ func newJobsCmd() *cobra.Command {
 		if err != nil {
 			return err
 		}
+		unrecorded, err := db.Unrecorded(ctx, book)
+		if err != nil {
+			return err
+		}
+		jobs = withUnrecorded(jobs, unrecorded)
 		if limit > 0 && len(jobs) > limit {
 			jobs = jobs[:limit]
 		}
 		views := make([]jobView, len(jobs))
 		for i, j := range jobs {
-			bs, err := db.Batches(ctx, j.ID)
-			if err != nil {
-				return err
+			var bs []index.Batch
+			if j.ID != 0 {
+				if bs, err = db.Batches(ctx, j.ID); err != nil {
+					return err
+				}
 			}
 			if bs == nil {
 				bs = []index.Batch{}
@@ -90,6 +99,40 @@ func newJobsCmd() *cobra.Command {
 		return nil
 	}
 	return cmd
+}
+
+// withUnrecorded adds to the recorded builds (newest first) the queue's
+// ended jobs that left no build record — a book whose first build failed
+// is removed with its records, and its job, and why it failed, would
+// otherwise be listed nowhere — and orders them all newest first.
+func withUnrecorded(jobs []index.Job, unrecorded []index.QueueEntry) []index.Job {
+	if len(unrecorded) == 0 {
+		return jobs
+	}
+	for _, e := range unrecorded {
+		j := e.Job
+		j.ID = 0 // its record, if it had one, is gone
+		jobs = append(jobs, j)
+	}
+	sort.SliceStable(jobs, func(a, b int) bool { return startedAt(jobs[a]).After(startedAt(jobs[b])) })
+	return jobs
+}
+
+// startedAt is when a job started, or was queued if it never started.
+func startedAt(j index.Job) time.Time {
+	if j.Started.IsZero() {
+		return j.Queued
+	}
+	return j.Started
+}
+
+// jobName is how the job table names a job: its record's number, or its
+// queue handle when it left no record.
+func jobName(j index.Job) string {
+	if j.ID == 0 {
+		return j.Handle
+	}
+	return strconv.FormatInt(j.ID, 10)
 }
 
 // queueView is a job of the shared queue, as `citebook jobs --queue
@@ -147,24 +190,27 @@ func printJobs(w io.Writer, views []jobView) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "JOB\tBOOK\tVERSION\tSTATUS\tSTARTED\tTOOK\tCHUNKS\tEMBEDDED\tUPSERTED\tDELETED\tBATCHES")
 	for _, v := range views {
-		took := "-"
-		if !v.Finished.IsZero() {
-			took = v.Finished.Sub(v.Started).Round(time.Millisecond).String()
+		took, started := "-", "-"
+		if !v.Started.IsZero() {
+			started = v.Started.Local().Format("2006-01-02 15:04:05")
+			if !v.Finished.IsZero() {
+				took = v.Finished.Sub(v.Started).Round(time.Millisecond).String()
+			}
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", v.ID, v.BookID, v.Version, v.Status,
-			v.Started.Local().Format("2006-01-02 15:04:05"), took, v.Chunks, v.Embedded, v.Upserted, v.Deleted,
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", jobName(v.Job), v.BookID, v.Version, v.Status,
+			started, took, v.Chunks, v.Embedded, v.Upserted, v.Deleted,
 			batchSummary(v.Batches))
 	}
 	tw.Flush()
 	for _, v := range views {
 		if v.Error != "" {
-			fmt.Fprintf(w, "job %d %s: %s\n", v.ID, v.Status, v.Error)
+			fmt.Fprintf(w, "job %s %s: %s\n", jobName(v.Job), v.Status, v.Error)
 		}
 		if v.SupersededBy != 0 {
 			fmt.Fprintf(w, "job %d was superseded by job %d\n", v.ID, v.SupersededBy)
 		}
 		if o := v.OCR; o != nil {
-			fmt.Fprintf(w, "job %d: OCR read %d of %d image-only pages\n", v.ID, o.Read, o.Pages)
+			fmt.Fprintf(w, "job %s: OCR read %d of %d image-only pages\n", jobName(v.Job), o.Read, o.Pages)
 			for _, f := range o.Failed {
 				fmt.Fprintf(w, "  page %d: %s\n", f.Page, f.Error)
 			}

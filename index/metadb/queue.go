@@ -341,7 +341,23 @@ func (d *DB) Entries(ctx context.Context, bookID string) ([]index.QueueEntry, er
 	if bookID != "" {
 		query, args = `SELECT `+queueCols+` FROM job_queue WHERE book_id = ? ORDER BY queued DESC, handle DESC`, []any{bookID}
 	}
-	rows, err := d.db.QueryContext(ctx, (query), args...)
+	return d.entries(ctx, query, args...)
+}
+
+// Unrecorded lists the failed and cancelled jobs that left no build
+// record, newest first (all books' when bookID is ""): a book whose first
+// build failed is removed with its records, and a build that failed before
+// it was recorded (an unreadable file) has none, so the queue is the only
+// place that says why. An unchanged book's job ends completed with no
+// record, as it should: nothing was built.
+func (d *DB) Unrecorded(ctx context.Context, bookID string) ([]index.QueueEntry, error) {
+	return d.entries(ctx, `SELECT `+queueCols+` FROM job_queue WHERE status IN ('failed', 'cancelled')
+		AND (?='' OR book_id=?) AND NOT EXISTS (SELECT 1 FROM jobs WHERE jobs.id = job_queue.job_id)
+		ORDER BY queued DESC, handle DESC`, bookID, bookID)
+}
+
+func (d *DB) entries(ctx context.Context, query string, args ...any) ([]index.QueueEntry, error) {
+	rows, err := d.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, unavailable(err, "job queue: list jobs")
 	}

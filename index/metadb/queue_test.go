@@ -120,3 +120,49 @@ func testQueueClaims(t *testing.T, db *metadb.DB) {
 	require.NoError(t, more("job_m1"))
 	require.Equal(t, citebook.EUNAVAILABLE, citebook.ErrorCode(more("job_m2")), "a full queue refuses")
 }
+
+// TestQueueUnrecorded: the failed and cancelled jobs without a build record
+// are what `citebook jobs` adds to the recorded history (a failed first
+// build removes its book and records); completed ones without a record were
+// unchanged books, and jobs still open are the queue's to show.
+func TestQueueUnrecorded(t *testing.T) { each(t, testQueueUnrecorded) }
+
+func testQueueUnrecorded(t *testing.T, db *metadb.DB) {
+	ctx := context.Background()
+	w := index.Worker{ID: "w_1", Owner: index.Owner{Host: "h", PID: 1}}
+	servedBook(t, db, "kept", 1)
+	rec := index.Job{BookID: "kept", Version: 1, Status: citebook.JobRunning, Started: time.Now()}
+	require.NoError(t, db.CreateJob(ctx, &rec))
+	end := func(handle, book string, j citebook.Job) {
+		t.Helper()
+		require.NoError(t, db.Enqueue(ctx, index.QueueEntry{Job: citebook.Job{Handle: handle, BookID: book, Tenant: "t"},
+			Worker: w.ID, Lease: time.Now().Add(time.Minute), Input: citebook.BookInput{BookID: book, Tenant: "t", Path: "/" + book}}, 0))
+		if j.Status != "" {
+			require.NoError(t, db.Finish(ctx, handle, w, j))
+		}
+		time.Sleep(2 * time.Millisecond) // queued times in ms order
+	}
+	end("job_gone", "gone", citebook.Job{Status: citebook.JobFailed, Error: "PDF file is truncated", ID: 41}) // its record went with its book
+	end("job_unread", "kept", citebook.Job{Status: citebook.JobFailed, Error: "unreadable"})                  // failed before it was recorded
+	end("job_kept", "kept", citebook.Job{Status: citebook.JobFailed, Error: "batch failed", ID: rec.ID})      // recorded: the history shows it
+	end("job_same", "kept", citebook.Job{Status: citebook.JobCompleted})                                      // unchanged: nothing was built
+	end("job_stop", "other", citebook.Job{Status: citebook.JobCancelled, Error: "cancelled"})
+	end("job_open", "other", citebook.Job{})
+
+	handles := func(book string) []string {
+		es, err := db.Unrecorded(ctx, book)
+		require.NoError(t, err)
+		var out []string
+		for _, e := range es {
+			out = append(out, e.Job.Handle)
+		}
+		return out
+	}
+	require.Equal(t, []string{"job_stop", "job_unread", "job_gone"}, handles(""), "newest first")
+	require.Equal(t, []string{"job_unread"}, handles("kept"))
+	es, err := db.Unrecorded(ctx, "gone")
+	require.NoError(t, err)
+	require.Len(t, es, 1)
+	require.Equal(t, citebook.JobFailed, es[0].Job.Status)
+	require.Equal(t, "PDF file is truncated", es[0].Job.Error)
+}
