@@ -135,7 +135,8 @@ func (e *Extractive) sentences(chunks []ContextChunk, uc *unitCache) (all []chun
 		}
 		for _, u := range units {
 			s := u.text
-			if s == "" || utf8.RuneCountInString(s) < 12 || len(s) > 800 || leaderShare(s) > 0.2 || isCode(s) {
+			if s == "" || utf8.RuneCountInString(s) < 12 || len(s) > 800 || leaderShare(s) > 0.2 || isCode(s) ||
+				tab == nil && isHeadingLine(s, c.Chunk.HeadingPath) {
 				// A break in the passage: windows never span it.
 				cs.sents = append(cs.sents, sentence{})
 				continue
@@ -374,6 +375,51 @@ func isCode(s string) bool {
 		}
 	}
 	return false
+}
+
+// isHeadingLine reports a line that is one of the chunk's own headings,
+// with or without its number ("6.3. Controlling terminal for maintainer
+// scripts" under the heading "Controlling terminal for maintainer scripts"):
+// EPUB, Markdown and text books keep a section's title as its text's first
+// line, and quoted alone it answers nothing — it only repeats the
+// question's words ("Can a maintainer script ask questions on the
+// terminal?" was answered "Controlling terminal for maintainer scripts").
+// The heading still counts for retrieval and answerability; it is only no
+// passage to quote.
+func isHeadingLine(s string, path []string) bool {
+	if len(path) == 0 {
+		return false
+	}
+	fs := analysis.Fold(s)
+	for _, h := range path {
+		fh := analysis.Fold(h)
+		if fh == "" || !strings.HasSuffix(fs, fh) {
+			continue
+		}
+		if sectionNumber(fs[:len(fs)-len(fh)]) {
+			return true
+		}
+	}
+	return false
+}
+
+// sectionNumber reports what may stand before a heading's title: nothing,
+// or its number as Fold leaves it ("63" of "6.3.", "a2" of "A.2", "chapter12",
+// "partiv").
+func sectionNumber(p string) bool {
+	for _, w := range []string{"chapter", "section", "appendix", "part"} {
+		if strings.HasPrefix(p, w) {
+			p = p[len(w):]
+			break
+		}
+	}
+	if p == "" {
+		return true
+	}
+	if p[0] >= 'a' && p[0] <= 'z' && len(p) > 1 && p[1] >= '0' && p[1] <= '9' {
+		p = p[1:] // an appendix letter before its number
+	}
+	return strings.Trim(p, "0123456789") == "" || strings.Trim(p, "ivxlc") == ""
 }
 
 // tieEps is the difference below which two passage scores are equal.
