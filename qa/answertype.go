@@ -48,8 +48,9 @@ var (
 	// measure ("how long", "how large": a number with its unit), or a
 	// frequency, a time or a speed ("how often", "how soon", "how fast": a
 	// number will do). It frames the question as "how many" does, and is
-	// no key term (howWords).
-	asksMeasure   = regexp.MustCompile(`(?i)\bhow\s+(long|large|big|far|old|tall|wide|deep|high|heavy)\b`)
+	// no key term (howWords). Chinese asks a measure by 多 and the
+	// adjective (有多大, 多长, 多久: "这个 ISO 映像大约 5 GB 大").
+	asksMeasure   = regexp.MustCompile(`(?i)\bhow\s+(long|large|big|far|old|tall|wide|deep|high|heavy)\b|多(大|长|远|久|高|宽|深|重|厚)`)
 	asksFrequency = regexp.MustCompile(`(?i)\bhow\s+(often|frequently|soon|early|late|fast)\b`)
 	// "Who wrote …", "… and by whom?", "who is the author of …": the
 	// answer names who did it ("written by Ken Thompson"), and the verb
@@ -75,6 +76,8 @@ var (
 	// ("seven miles", "two or three days"): "two parts" counts, it
 	// measures nothing, and as a stated quantity it answered how long a
 	// package's synopsis may be over "certainly under 80 characters".
+	// Chinese numerals in words do not count here: tried on CMRC, they
+	// moved one answer off its gold span.
 	measureWord = regexp.MustCompile(`(?i)\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|sixty|hundred|thousand|million|billion|half)\s+(\w+\s+){0,2}?(bytes?|kilobytes?|megabytes?|gigabytes?|characters?|lines?|words?|pages?|bits?|miles?|feet|foot|inches|inch|yards?|rods?|acres?|metres?|meters?|kilometres?|kilometers?|pounds?|ounces?|tons?|grams?|kilograms?|seconds?|minutes?|hours?|days?|weeks?|months?|years?|centur(y|ies)|times|dollars?|cents?)\b`)
 	// agentWord: who did it, named after the deed and "by" ("written by
 	// Ken Thompson", "developed by AT&T"; "an algorithm by Fagin" names
