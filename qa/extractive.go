@@ -133,13 +133,27 @@ func (e *Extractive) sentences(chunks []ContextChunk, uc *unitCache) (all []chun
 			// header, "cash flows" in the title).
 			cs.table, cs.header = true, tab.header
 		}
-		for _, u := range units {
+		var lead map[string]bool // a heading line's terms, for the sentence after it
+		_, headEnd := leadHeading(&c.Chunk)
+		for i, u := range units {
 			s := u.text
-			if s == "" || utf8.RuneCountInString(s) < 12 || len(s) > 800 || leaderShare(s) > 0.2 || isCode(s) ||
-				tab == nil && isHeadingLine(s, c.Chunk.HeadingPath) {
-				// A break in the passage: windows never span it.
+			if i == 0 && tab == nil && headEnd > 0 {
+				// The section's title is no passage to quote, but what
+				// follows it is about it: its first sentence holds its terms.
+				lead = u.terms
 				cs.sents = append(cs.sents, sentence{})
 				continue
+			}
+			if s == "" || utf8.RuneCountInString(s) < 12 || len(s) > 800 || leaderShare(s) > 0.2 || isCode(s) {
+				// A break in the passage: windows never span it.
+				cs.sents = append(cs.sents, sentence{})
+				lead = nil // the title's terms are the next sentence's only
+				continue
+			}
+			if lead != nil {
+				u.terms = maps.Clone(u.terms) // the cache's, shared
+				maps.Copy(u.terms, lead)
+				lead = nil
 			}
 			cs.sents = append(cs.sents, u)
 			nsent++

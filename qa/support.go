@@ -32,7 +32,8 @@ const answerShare = 0.5
 // A quote of a table's row holds what its table's title and header say
 // (rowContext; the label row above it is not counted here), and a quote
 // holding an alias of a phrase the question names holds that phrase
-// (Evidence.Aliases); context gives the quoted chunks.
+// (Evidence.Aliases), and the first sentence under a section's title line
+// holds the title's (leadsSection); context gives the quoted chunks.
 func (p *Pipeline) stillAnswers(res *citation.Result, tr *Trace, context map[string]citebook.Chunk) {
 	a := &tr.Answerability
 	if res.Refused {
@@ -56,6 +57,13 @@ func (p *Pipeline) stillAnswers(res *citation.Result, tr *Trace, context map[str
 		for _, c := range k.Quotes {
 			quotes = append(quotes, c.Quote)
 			cited[c.ChunkID] = true
+			if ch, ok := context[c.ChunkID]; ok && leadsSection(&ch, c.CharStart) {
+				// The first sentence under a section's title is read
+				// with the title ("罗保铭" heads the article whose
+				// "1992年4月，任……" answers what he did then).
+				head, _ := leadHeading(&ch)
+				quotes = append(quotes, head)
+			}
 		}
 	}
 	have := analysis.TermSet(p.deps.Terms(strings.Join(quotes, "\n")))

@@ -160,6 +160,25 @@ func rowContext(c *citebook.Chunk, t *table, terms func(string) []string) map[st
 	return analysis.TermSet(terms(strings.Join(parts, "\n")))
 }
 
+// leadHeading returns the chunk's first line when it is one of the
+// chunk's own headings (isHeadingLine), trimmed, and the offset where the
+// text after it starts; end is 0 when the text opens with no heading line.
+func leadHeading(c *citebook.Chunk) (head string, end int) {
+	line, _, ok := strings.Cut(c.Text, "\n")
+	if !ok || !isHeadingLine(line, c.HeadingPath) {
+		return "", 0
+	}
+	return strings.TrimSpace(line), len(line) + 1
+}
+
+// leadsSection reports whether a quote starting at byte start of the
+// chunk's text is the first thing after its heading line: what the
+// extractive answerer reads under the heading's terms (Extractive.sentences).
+func leadsSection(c *citebook.Chunk, start int) bool {
+	_, end := leadHeading(c)
+	return end > 0 && start >= end && start <= len(c.Text) && strings.TrimSpace(c.Text[end:start]) == ""
+}
+
 // unitCache keeps chunkUnits' result for the chunks of one question's
 // context, segmented with one terms function and one set of aliases: the
 // answerability check and the builtin reranker read the same chunks, and
@@ -202,7 +221,16 @@ func (u *unitCache) units(c *citebook.Chunk) ([]sentence, *table) {
 func chunkUnits(c *citebook.Chunk, terms func(string) []string, aliases []Alias) (units []sentence, tab *table) {
 	tab = splitTable(c.Text)
 	if tab == nil {
-		for _, s := range analysis.Sentences(c.Text) {
+		text := c.Text
+		if head, end := leadHeading(c); end > 0 {
+			// The section's title on its own line (EPUB, Markdown) is a
+			// unit of its own: a blank line between two CJK lines joins
+			// them as a sentence broken by a page (analysis.Sentences),
+			// and the title would open the first sentence's quote.
+			units = append(units, sentence{text: head, terms: withAliases(analysis.TermSet(terms(head)), aliases)})
+			text = text[end:]
+		}
+		for _, s := range analysis.Sentences(text) {
 			units = append(units, sentence{text: s, terms: withAliases(analysis.TermSet(terms(s)), aliases)})
 		}
 		return units, nil
