@@ -27,7 +27,7 @@ func TestLeadHeading(t *testing.T) {
 		{"威拍哇丽兰室路（；）又名「第三十一公路」\n\n它起始于", []string{"威拍哇丽兰室路"}, ""},
 		{"Virtual packages are names.\n\nMore.", []string{"Virtual packages"}, ""},
 		{"An array can be …\n\n5.1 Arrays", []string{"Arrays"}, ""},
-		{"Controlling terminal for maintainer scripts", []string{"Controlling terminal for maintainer scripts"}, ""}, // one line: no text after it
+		{"附件 C——旧发布版本中的特点", []string{"附件 C——旧发布版本中的特点"}, "附件 C——旧发布版本中的特点"}, // the title alone
 		{"Key: the 2018 results\n\nText.", []string{"the 2018 results"}, ""},
 	} {
 		ch := citebook.Chunk{Text: c.text, HeadingPath: c.path}
@@ -39,6 +39,10 @@ func TestLeadHeading(t *testing.T) {
 			continue
 		}
 		body := strings.Index(c.text, "\n\n") + 2
+		if body == 1 {
+			require.Equal(t, len(c.text), end, "%s: nothing after the title", c.text)
+			continue
+		}
 		require.True(t, leadsSection(&ch, body), "%s: the first sentence after it", c.text)
 		require.False(t, leadsSection(&ch, body+3), "%s: a later quote", c.text)
 	}

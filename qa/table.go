@@ -164,11 +164,11 @@ func rowContext(c *citebook.Chunk, t *table, terms func(string) []string) map[st
 // chunk's own headings (isHeadingLine), trimmed, and the offset where the
 // text after it starts; end is 0 when the text opens with no heading line.
 func leadHeading(c *citebook.Chunk) (head string, end int) {
-	line, _, ok := strings.Cut(c.Text, "\n")
-	if !ok || !isHeadingLine(line, c.HeadingPath) {
+	line, _, _ := strings.Cut(c.Text, "\n")
+	if !isHeadingLine(line, c.HeadingPath) {
 		return "", 0
 	}
-	return strings.TrimSpace(line), len(line) + 1
+	return strings.TrimSpace(line), min(len(line)+1, len(c.Text)) // a chunk of the title alone ends there
 }
 
 // leadsSection reports whether a quote starting at byte start of the
