@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/citebook/citebook/analysis"
 )
 
 func TestAskedType(t *testing.T) {
@@ -173,4 +175,18 @@ func TestWhatIsStates(t *testing.T) {
 	require.Equal(t, plain, d.level("Queequeg was a native of Rokovoko, an island far away to the West and South."))
 	require.Equal(t, stated, d.level("Queequeg was no common sailor."))
 	require.Equal(t, plain, d.statedIn("Queequeg was hugging me. Queequeg was a native of Rokovoko."))
+}
+
+// TestFramed: framed is howWords' shortcut, so every question any of its
+// patterns matches must pass it.
+func TestFramed(t *testing.T) {
+	for _, q := range []string{"How long may the synopsis be?", "HOW OFTEN does cron run?", "Who wrote gdbm?",
+		"The sdbm library was written by whom?", "蓝光光盘映像有多大？", "这条公路有多长？", "and how fast"} {
+		require.True(t, asksMeasure.MatchString(q) || asksFrequency.MatchString(q) || asksAgent.MatchString(q), q)
+		require.True(t, framed(q), q)
+	}
+	for _, q := range []string{"What is a factor?", "Which characters may a package name contain?", "什么是导言区？"} {
+		require.False(t, framed(q), q)
+		require.Empty(t, howWords(q, analysis.Terms), q)
+	}
 }
