@@ -104,18 +104,38 @@ func newJobsCmd() *cobra.Command {
 // withUnrecorded adds to the recorded builds (newest first) the queue's
 // ended jobs that left no build record — a book whose first build failed
 // is removed with its records, and its job, and why it failed, would
-// otherwise be listed nowhere — and orders them all newest first.
+// otherwise be listed nowhere — and orders them all newest first. A failed
+// one names, as a recorded build does (index.RecoverJobs), the first later
+// build of its book that superseded it: a process killed before it
+// recorded its build leaves such a job, and `--resume` then builds anew.
 func withUnrecorded(jobs []index.Job, unrecorded []index.QueueEntry) []index.Job {
 	if len(unrecorded) == 0 {
 		return jobs
 	}
+	recorded := len(jobs)
 	for _, e := range unrecorded {
 		j := e.Job
 		j.ID = 0 // its record, if it had one, is gone
+		if j.Status == citebook.JobFailed {
+			j.SupersededBy = nextBuild(jobs[:recorded], j)
+		}
 		jobs = append(jobs, j)
 	}
 	sort.SliceStable(jobs, func(a, b int) bool { return startedAt(jobs[a]).After(startedAt(jobs[b])) })
 	return jobs
+}
+
+// nextBuild is the ID of the first recorded build of j's book that started
+// after j, or 0.
+func nextBuild(recorded []index.Job, j index.Job) int64 {
+	var next index.Job
+	for _, r := range recorded {
+		if r.BookID == j.BookID && startedAt(r).After(startedAt(j)) &&
+			(next.ID == 0 || startedAt(r).Before(startedAt(next))) {
+			next = r
+		}
+	}
+	return next.ID
 }
 
 // startedAt is when a job started, or was queued if it never started.
@@ -207,7 +227,7 @@ func printJobs(w io.Writer, views []jobView) {
 			fmt.Fprintf(w, "job %s %s: %s\n", jobName(v.Job), v.Status, v.Error)
 		}
 		if v.SupersededBy != 0 {
-			fmt.Fprintf(w, "job %d was superseded by job %d\n", v.ID, v.SupersededBy)
+			fmt.Fprintf(w, "job %s was superseded by job %d\n", jobName(v.Job), v.SupersededBy)
 		}
 		if o := v.OCR; o != nil {
 			fmt.Fprintf(w, "job %s: OCR read %d of %d image-only pages\n", jobName(v.Job), o.Read, o.Pages)
