@@ -161,15 +161,23 @@ func TestRunnerFairAcrossTenants(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	var handles []string
-	for _, n := range []string{"huge-a1", "a2", "a3", "a4"} {
+	for i, n := range []string{"huge-a1", "a2", "a3", "a4"} {
 		j, err := r.Submit(ctx, citebook.BookInput{BookID: n, Tenant: "acme", Path: bookFile(t, dir, n+".md")})
 		require.NoError(t, err)
 		handles = append(handles, j.Handle)
+		if i == 0 {
+			// The queue orders jobs queued in the same millisecond by
+			// handle, so a2 could be claimed first: the rest is queued
+			// once huge-a1 holds the only worker.
+			require.Eventually(t, func() bool {
+				j, _ := r.Job(ctx, j.Handle)
+				return j.Status == citebook.JobRunning
+			}, 5*time.Second, 5*time.Millisecond)
+		}
 	}
 	other, err := r.Submit(ctx, citebook.BookInput{BookID: "g1", Tenant: "globex", Path: bookFile(t, dir, "g1.md")})
 	require.NoError(t, err)
 	handles = append(handles, other.Handle)
-	time.Sleep(50 * time.Millisecond) // huge-a1 holds the only worker
 	close(sp.release)
 	for _, h := range handles {
 		require.Equal(t, citebook.JobCompleted, waitEnded(t, r, h, 30*time.Second).Status)
