@@ -32,6 +32,7 @@ type Answerability struct {
 	Reason     string   `json:"reason,omitempty"` // a sentence for people
 	KeyTerms   []string `json:"key_terms,omitempty"`
 	Missing    []string `json:"missing,omitempty"`  // key names, numbers or identifiers no chunk in scope contains; symbols no context passage shows
+	Absent     []string `json:"absent,omitempty"`   // key words no chunk in scope contains
 	Covered    []string `json:"covered,omitempty"`  // key terms the best evidence holds
 	Coverage   float64  `json:"coverage"`           // IDF-weighted share of the key terms the best evidence holds
 	Bar        float64  `json:"bar"`                // the coverage needed
@@ -445,8 +446,12 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 	for _, k := range keys {
 		a.weights[k.text] = k.weight
 		a.KeyTerms = append(a.KeyTerms, k.text)
-		if n > 0 && k.df == 0 && k.kind != kindWord {
-			a.Missing = append(a.Missing, k.text)
+		if n > 0 && k.df == 0 {
+			if k.kind != kindWord {
+				a.Missing = append(a.Missing, k.text)
+			} else if !isCJKTerm(k.text) { // a pair no book holds may be no word (straddling)
+				a.Absent = append(a.Absent, k.text)
+			}
 		}
 	}
 	if len(a.Missing) > 0 {
@@ -499,6 +504,9 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 	if a.Coverage < a.Bar {
 		a.Code = CodeLowCoverage
 		a.Reason = fmt.Sprintf("the best passage covers %d of %d key terms (%s)", len(a.Covered), len(judged), strings.Join(topTerms(judged, 6), ", "))
+		if len(a.Absent) > 0 {
+			a.Reason = fmt.Sprintf("the %s never mention%s %s, and %s", scopeNoun(f), plural(f), quoteList(a.Absent), a.Reason)
+		}
 		return a
 	}
 	a.Answerable, a.Code = true, CodeAnswered

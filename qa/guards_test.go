@@ -150,6 +150,16 @@ func TestGuardNeverMentionedReason(t *testing.T) {
 	require.Equal(t, qa.CodeNeverMentioned, a.Trace.Answerability.Code)
 	require.Contains(t, a.Trace.Answerability.Reason, "“tensorflow”")
 	require.Contains(t, a.Trace.Answerability.Reason, "the book never mentions")
+
+	// A plain word no chunk holds proves nothing alone (readers paraphrase),
+	// but when coverage refuses, the reason names it.
+	a, err = p.Ask(context.Background(), alice, qa.Request{Question: "How do I merge two data frames on a shared ID column so that matching rows are combined, like a database join?", BookIDs: []string{bookR}}, nil)
+	require.NoError(t, err)
+	require.True(t, a.Refused)
+	require.Equal(t, qa.CodeLowCoverage, a.Trace.Answerability.Code)
+	require.Contains(t, a.Trace.Answerability.Absent, "merge")
+	require.Contains(t, a.Trace.Answerability.Reason, "the book never mentions “merge”")
+	require.Contains(t, a.Trace.Answerability.Reason, "the best passage covers")
 }
 
 // TestGuardChinese: the same guards hold for Chinese questions over the
