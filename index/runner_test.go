@@ -321,9 +321,9 @@ func sharedStreamPDF(t *testing.T) string {
 func TestRunnerSharedStreamPDF(t *testing.T) {
 	e := embeddedEnv(t)
 	b := e.builder(index.BuilderOptions{BatchSize: 200})
-	const deadline = 8 * time.Second
+	const deadline, grace = 8 * time.Second, time.Second
 	r := index.NewRunner(b, e.meta, e.queue(), index.RunnerOptions{Workers: 1, SlowAfter: 300 * time.Millisecond,
-		Deadline: deadline, Grace: time.Second, Logger: quiet()})
+		Deadline: deadline, Grace: grace, Logger: quiet()})
 	defer r.Close(context.Background())
 	ctx := context.Background()
 	huge, err := r.Submit(ctx, citebook.BookInput{BookID: "huge", Tenant: "acme", Path: sharedStreamPDF(t), Owned: true})
@@ -335,7 +335,9 @@ func TestRunnerSharedStreamPDF(t *testing.T) {
 	t.Logf("small book done %s after submission", time.Since(t0).Round(time.Millisecond))
 	j := waitEnded(t, r, huge.Handle, 3*deadline)
 	ran := j.Finished.Sub(j.Started)
-	require.LessOrEqual(t, ran, deadline+1500*time.Millisecond)
+	// Slack for a timer and a database write a loaded CI host delays, as
+	// in TestRunnerSlowJobDoesNotBlockOthers.
+	require.LessOrEqual(t, ran, deadline+grace+2*time.Second)
 	if j.Status == citebook.JobFailed {
 		require.Contains(t, j.Error, "deadline")
 	} else {
