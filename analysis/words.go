@@ -66,3 +66,52 @@ func Straddles(df []int) []bool {
 	}
 	return out
 }
+
+// Spellings lists the other spellings of an English term (as Terms emits
+// it) between British and American usage: neighbouring / neighboring,
+// licence / license, organise / organize, centre / center, catalogue /
+// catalog, travelled / traveled, programme / program. A reader writes one,
+// a book prints the other, and the two share no term; the caller keeps
+// the spellings the books hold. The rules rewrite word endings and the
+// -our- / -or- of a stem, so most candidates are no word at all.
+func Spellings(term string) []string {
+	if len(term) < 4 || !isASCII(term) {
+		return nil
+	}
+	seen := map[string]bool{term: true}
+	var out []string
+	add := func(s string) {
+		if len(s) >= 4 && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	for _, p := range spellingPairs {
+		for _, d := range [][2]string{{p[0], p[1]}, {p[1], p[0]}} {
+			// Every occurrence after the word's first two letters, one at a
+			// time: "neighbouring" → "neighboring".
+			for i := 2; i+len(d[0]) <= len(term); i++ {
+				if term[i:i+len(d[0])] == d[0] {
+					add(term[:i] + d[1] + term[i+len(d[0]):])
+				}
+			}
+		}
+	}
+	for _, p := range spellingEndings {
+		for _, d := range [][2]string{{p[0], p[1]}, {p[1], p[0]}} {
+			if strings.HasSuffix(term, d[0]) {
+				add(strings.TrimSuffix(term, d[0]) + d[1])
+			}
+		}
+	}
+	return out
+}
+
+// spellingPairs are British / American spellings inside a word.
+var spellingPairs = [][2]string{
+	{"our", "or"}, {"isat", "izat"}, {"ise", "ize"}, {"isi", "izi"}, {"yse", "yze"}, {"ysi", "yzi"},
+	{"lled", "led"}, {"lling", "ling"}, {"ller", "ler"}, {"ogue", "og"}, {"amme", "am"}, {"tred", "tered"},
+}
+
+// spellingEndings are British / American word endings.
+var spellingEndings = [][2]string{{"tre", "ter"}, {"ence", "ense"}, {"ences", "enses"}}

@@ -38,3 +38,38 @@ func TestStraddles(t *testing.T) {
 		require.Equal(t, c.want, Straddles(c.df), c.name)
 	}
 }
+
+func TestSpellings(t *testing.T) {
+	for _, tt := range []struct {
+		term string
+		want []string // among the candidates
+		not  []string
+	}{
+		{"neighbouring", []string{"neighboring"}, nil},
+		{"licence", []string{"license"}, nil},
+		{"organisation", []string{"organization"}, nil},
+		{"analyse", []string{"analyze"}, nil},
+		{"centre", []string{"center"}, nil},
+		{"centred", []string{"centered"}, nil},
+		{"center", []string{"centre"}, nil},
+		{"catalogue", []string{"catalog"}, nil},
+		{"travelled", []string{"traveled"}, nil},
+		{"programme", []string{"program"}, nil},
+		{"color", []string{"colour"}, nil},
+		{"four", nil, []string{"for"}}, // the word's first letters are never rewritten
+		{"hour", nil, []string{"hor"}},
+		{"row", nil, nil},
+	} {
+		got := Spellings(tt.term)
+		for _, w := range tt.want {
+			require.Contains(t, got, w, tt.term)
+		}
+		for _, w := range tt.not {
+			require.NotContains(t, got, w, tt.term)
+		}
+		require.NotContains(t, got, tt.term)
+		if tt.want == nil {
+			require.Empty(t, got, tt.term)
+		}
+	}
+}

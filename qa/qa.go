@@ -45,7 +45,10 @@ type Trace struct {
 	// that the book holds only on its title pages ("Thoreau" of Walden):
 	// they route the question but are left out of its search and of the
 	// answerability check (see bookNames).
-	BookNames     []string           `json:"book_names,omitempty"`
+	BookNames []string `json:"book_names,omitempty"`
+	// Respelled are the question's words searched in the books' spelling
+	// ("neighbouring → neighboring", see respell).
+	Respelled     []string           `json:"respelled,omitempty"`
 	Expanded      []string           `json:"expanded,omitempty"`      // the queries searched, when the books' definitions added to them
 	TitleQueries  []string           `json:"title_queries,omitempty"` // searches for the pages of the statements a question names (see DefaultStatements)
 	Books         []BookScore        `json:"books,omitempty"`         // books ranked by their metadata, when the scope has several

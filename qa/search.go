@@ -49,6 +49,7 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 	if fd.question, tr.BookNames, err = p.bookNames(ctx, q, f); err != nil {
 		return nil, err
 	}
+	fd.question, tr.Respelled = p.respell(ctx, fd.question, f)
 	searchReq := req
 	searchReq.Question = fd.question
 	fd.queries = p.queries(ctx, searchReq)
