@@ -39,15 +39,21 @@ func (p *Pipeline) respell(ctx context.Context, question string, f citebook.Filt
 			continue
 		}
 		seen[lw] = true
-		alts := analysis.Spellings(lw)
-		if len(alts) == 0 || len(p.deps.Terms(lw)) != 1 {
+		own := p.deps.Terms(lw)
+		if len(own) != 1 {
+			continue
+		}
+		var alts, altTerms []string
+		for _, a := range analysis.Spellings(lw) {
+			if ts := p.deps.Terms(a); len(ts) == 1 {
+				alts, altTerms = append(alts, a), append(altTerms, ts[0])
+			}
+		}
+		if len(alts) == 0 {
 			continue
 		}
 		words = append(words, word{surface: lw, alts: alts})
-		terms = append(terms, p.deps.Terms(lw)[0])
-		for _, a := range alts {
-			terms = append(terms, p.firstTerm(a))
-		}
+		terms = append(append(terms, own[0]), altTerms...)
 	}
 	if len(words) == 0 {
 		return question, nil
@@ -88,12 +94,4 @@ func (p *Pipeline) respell(ctx context.Context, question string, f citebook.Filt
 		return alt
 	})
 	return out, changed
-}
-
-// firstTerm is the term the segmenter makes of a single word ("" if none).
-func (p *Pipeline) firstTerm(w string) string {
-	if ts := p.deps.Terms(w); len(ts) > 0 {
-		return ts[0]
-	}
-	return ""
 }
