@@ -67,8 +67,8 @@ func Straddles(df []int) []bool {
 	return out
 }
 
-// Spellings lists the other spellings of an English term (as Terms emits
-// it) between British and American usage: neighbouring / neighboring,
+// Spellings lists the other spellings of a lower-case English word
+// between British and American usage: neighbouring / neighboring,
 // licence / license, organise / organize, centre / center, catalogue /
 // catalog, travelled / traveled, programme / program. A reader writes one,
 // a book prints the other, and the two share no term; the caller keeps
