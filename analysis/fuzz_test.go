@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -60,6 +61,43 @@ func FuzzQueryTerms(f *testing.F) {
 		}
 		if len(all) > 0 && len(q) == 0 {
 			t.Fatalf("no query terms for %q with terms %v", s, all)
+		}
+	})
+}
+
+// FuzzScriptsVariants checks the script converter on arbitrary question
+// text: it never fails or panics, a variant is valid UTF-8 and differs from
+// the text, and it changes nothing but Han characters — the words, numbers
+// and symbols around them (\TeX, $$, 13) are searched as typed.
+func FuzzScriptsVariants(f *testing.F) {
+	for _, s := range []string{"為什麼我在 \\TeX 後面敲的空格，在輸出裡不見了？", "写页码范围（比如第 13 到 67 页）", "头发和乾隆", "English only", "\xff\xfe編", "𠀀𪚥 ㄅㄆ 〇"} {
+		f.Add(s)
+	}
+	s := NewScripts()
+	nonHan := func(t string) string {
+		var b []rune
+		for _, r := range t {
+			if !(r >= 0x2E80 && unicode.Is(unicode.Han, r)) {
+				b = append(b, r)
+			}
+		}
+		return string(b)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		vs, err := s.Variants(text)
+		if err != nil {
+			t.Fatalf("Variants(%q): %v", text, err)
+		}
+		for _, v := range vs {
+			if v == text {
+				t.Fatalf("variant of %q equals it", text)
+			}
+			if utf8.ValidString(text) && !utf8.ValidString(v) {
+				t.Fatalf("variant %q of %q is not UTF-8", v, text)
+			}
+			if utf8.ValidString(text) && nonHan(v) != nonHan(text) {
+				t.Fatalf("variant %q of %q changed more than Han characters", v, text)
+			}
 		}
 	})
 }

@@ -137,8 +137,12 @@ type Deps struct {
 	// Stats gives document frequencies in scope for answerability; when
 	// nil and Lexical implements TermStats (lexical.Index does), Lexical is
 	// used.
-	Stats  TermStats
-	Logger *slog.Logger
+	Stats TermStats
+	// Scripts, optional, converts a Chinese question to the script the
+	// books print (analysis.Scripts); nil: questions are searched as
+	// written.
+	Scripts ScriptVariants
+	Logger  *slog.Logger
 	// Geometry is optional: without it citations carry no boxes.
 	Geometry GeometrySource
 }

@@ -47,7 +47,8 @@ type Trace struct {
 	// answerability check (see bookNames).
 	BookNames []string `json:"book_names,omitempty"`
 	// Respelled are the question's words searched in the books' spelling
-	// ("neighbouring → neighboring", see respell).
+	// ("neighbouring → neighboring", see respell) or script ("編譯 →
+	// 编译", see rescript).
 	Respelled     []string           `json:"respelled,omitempty"`
 	Expanded      []string           `json:"expanded,omitempty"`      // the queries searched, when the books' definitions added to them
 	TitleQueries  []string           `json:"title_queries,omitempty"` // searches for the pages of the statements a question names (see DefaultStatements)

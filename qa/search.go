@@ -46,10 +46,15 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 		return nil, err
 	}
 	fd := &found{filter: f, library: lib}
+	// A question in the script the books do not print is searched, routed
+	// and answered in theirs; the trace keeps it as asked.
+	q, tr.Respelled = p.rescript(ctx, q, f)
 	if fd.question, tr.BookNames, err = p.bookNames(ctx, q, f); err != nil {
 		return nil, err
 	}
-	fd.question, tr.Respelled = p.respell(ctx, fd.question, f)
+	var respelled []string
+	fd.question, respelled = p.respell(ctx, fd.question, f)
+	tr.Respelled = append(tr.Respelled, respelled...)
 	searchReq := req
 	searchReq.Question = fd.question
 	fd.queries = p.queries(ctx, searchReq)

@@ -31,6 +31,7 @@ func (l *Library) Deps() qa.Deps {
 		Begin:    l.Follow.Begin,
 		Logger:   l.Log,
 		Geometry: l.Meta,
+		Scripts:  analysis.NewScripts(),
 	}
 	// The follower's wrapper hides the lexical index's term statistics, by
 	// which answerability weighs a question's terms; hand them over as
