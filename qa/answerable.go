@@ -465,6 +465,14 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 		a.Reason = fmt.Sprintf("no passage found shows %s", quoteList(miss))
 		return a
 	}
+	// A symbol the question types names its subject more precisely than
+	// its verb: it is checked first.
+	if v := p.absentAction(ctx, question, keys, f); v != "" {
+		a.Code = CodeNeverMentioned
+		a.Missing = []string{v}
+		a.Reason = fmt.Sprintf("the %s never mention%s %s in any form, the action the question asks how to do", scopeNoun(f), plural(f), quoteList(a.Missing))
+		return a
+	}
 	if len(keys) == 0 {
 		// Nothing to weigh (a question of stopwords): leave it to the
 		// answerer and support verification.

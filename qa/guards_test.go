@@ -115,7 +115,9 @@ func TestGuardInDomainUnanswerable(t *testing.T) {
 				q    string
 				code string
 			}{
-				{"How do I merge two data frames on a shared ID column so that matching rows are combined, like a database join?", qa.CodeLowCoverage},
+				// The book never names the action asked ("merge", in
+				// any form): TestGuardAbsentAction.
+				{"How do I merge two data frames on a shared ID column so that matching rows are combined, like a database join?", qa.CodeNeverMentioned},
 				// CPU is an acronym: books spell those out, so its absence
 				// alone proves nothing and coverage decides.
 				{"How can I run a slow computation in parallel on several CPU cores in R?", qa.CodeLowCoverage},
@@ -152,8 +154,9 @@ func TestGuardNeverMentionedReason(t *testing.T) {
 	require.Contains(t, a.Trace.Answerability.Reason, "the book never mentions")
 
 	// A plain word no chunk holds proves nothing alone (readers paraphrase),
-	// but when coverage refuses, the reason names it.
-	a, err = p.Ask(context.Background(), alice, qa.Request{Question: "How do I merge two data frames on a shared ID column so that matching rows are combined, like a database join?", BookIDs: []string{bookR}}, nil)
+	// but when coverage refuses, the reason names it. (Asked "how do I
+	// merge …", the absent action refuses first: TestGuardAbsentAction.)
+	a, err = p.Ask(context.Background(), alice, qa.Request{Question: "Can R merge two data frames on a shared ID column so that matching rows are combined, like a database join?", BookIDs: []string{bookR}}, nil)
 	require.NoError(t, err)
 	require.True(t, a.Refused)
 	require.Equal(t, qa.CodeLowCoverage, a.Trace.Answerability.Code)
