@@ -337,6 +337,23 @@ func TestBrowserUploadAskCite(t *testing.T) {
 		}
 	}
 
+	// A refusal says why under the answer, and a word asked in the other
+	// spelling says how it was searched; each question clears the notes
+	// of the one before.
+	ask := func(q, wait string) {
+		b.do(chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0); document.getElementById("question").value = ""`),
+			chromedp.SendKeys(chromedp.ID("question"), q),
+			chromedp.Click(chromedp.ID("ask-button")),
+			chromedp.WaitVisible(chromedp.CSS(wait)))
+	}
+	ask("How do I merge two data frames on a shared ID column, like a database join?", "#notes li.why")
+	require.Contains(t, b.text("#answer"), "cannot confirm")
+	require.Contains(t, b.text("#notes li.why"), "never mentions “merge”")
+	ask("In the past, how was genuinely Poisson data often analysed?", "#notes li.respelled")
+	require.Contains(t, b.text("#notes li.respelled"), "analysed → analyzed")
+	require.False(t, b.check(`!!document.querySelector("#notes li.why")`), "an answer has no refusal note")
+	b.shoot("answer-notes.png")
+
 	// Delete asks first, then the library is empty again.
 	b.do(chromedp.EmulateViewport(1280, 900),
 		chromedp.Click(chromedp.CSS(`#books li[data-state="ready"] .delete`)),

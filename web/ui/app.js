@@ -286,6 +286,8 @@ async function ask(question) {
   answer.className = "";
   answer.textContent = "";
   $("citations").replaceChildren();
+  $("notes").replaceChildren();
+  $("notes").hidden = true;
   $("trace-body").textContent = "";
   $("trace").hidden = true;
   $("ask-button").disabled = true;
@@ -354,8 +356,24 @@ function showAnswer(a) {
       " ", el("q", {}, c.quote)));
   }
   prefetchPages(a.citations);
+  showNotes(a);
   $("trace-body").textContent = JSON.stringify(a.trace, null, 2);
   $("trace").hidden = false;
+}
+
+// showNotes says, under the answer, what the trace says a reader needs to
+// read it: the question's words searched in the books' spelling or script
+// ("analysed → analyzed", "編譯 → 编译"), and why a question was refused
+// ("the book never mentions “merge”, …").
+function showNotes(a) {
+  const t = a.trace || {}, notes = $("notes");
+  if (t.respelled && t.respelled.length) {
+    notes.append(el("li", { class: "respelled" }, "Searched as the books write it: " + t.respelled.join(", ")));
+  }
+  if (a.refused && t.answerability && t.answerability.reason) {
+    notes.append(el("li", { class: "why" }, "Why: " + t.answerability.reason));
+  }
+  notes.hidden = notes.childElementCount === 0;
 }
 
 // citeButton opens a citation; its data attributes say where it points.
