@@ -3,6 +3,7 @@ package qa
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/citebook/citebook"
@@ -43,24 +44,94 @@ func (p *Pipeline) absentAction(ctx context.Context, question string, keys []key
 	if !absent {
 		return ""
 	}
-	var terms []string
-	for _, form := range verbForms(verb) {
-		if ts := p.deps.Terms(form); len(ts) == 1 && ts[0] != own[0] {
-			terms = append(terms, ts[0])
+	if p.heldInSomeForm(ctx, []string{own[0]}, f)[own[0]] {
+		return ""
+	}
+	return verb
+}
+
+// asksWhether finds a yes/no question, or a yes/no clause after another
+// ("When R fills an array …, does it fill it row by row?"): an auxiliary
+// opens it.
+//
+// "Should I …?" is left out: it asks for advice, in the asker's words for
+// a plan ("should I invert A first and then multiply the inverse by b?"
+// of a book that writes "inverse" and "solve"), not whether the book
+// states something.
+var asksWhether = regexp.MustCompile(`(?i)(?:^|[,;:]\s*|\.\s+)(?:does|did|do|is|are|was|were|can|could|has|have|had|will|would|may|might|must)\s+\S`)
+
+// absentFromClaim returns the key words of a yes/no question that no chunk
+// in f holds in any regular form. Such a question asks whether one
+// statement holds, and every word of it is part of that statement: a book
+// that never writes "endian" cannot confirm that "a hash file created on a
+// big-endian machine" opens on a little-endian one, and the passages that
+// share its other words ("hash", "byte") answer another question. A
+// question that asks for a thing or a way ("what", "how") may name it in
+// the reader's words where the book has its own, and is left to the
+// coverage check.
+func (p *Pipeline) absentFromClaim(ctx context.Context, question string, keys []keyTerm, f citebook.Filter) []string {
+	if p.deps.Stats == nil || !asksWhether.MatchString(question) {
+		return nil
+	}
+	var absent []string
+	for _, k := range keys {
+		if k.kind == kindWord && k.df == 0 && !isCJKTerm(k.text) && !hedge(k.text) {
+			absent = append(absent, k.text)
 		}
 	}
-	if len(terms) > 0 {
-		df, _, err := p.deps.Stats.DocFreq(ctx, terms, f)
-		if err != nil || len(df) != len(terms) {
-			return ""
-		}
-		for _, d := range df {
-			if d > 0 {
-				return ""
+	if len(absent) == 0 {
+		return nil
+	}
+	held := p.heldInSomeForm(ctx, absent, f)
+	return slices.DeleteFunc(absent, func(t string) bool { return held[t] })
+}
+
+// hedge reports the adverbs by which a claim says how often, how surely
+// or how much ("never", "always", "automatically"): a book states the same
+// claim in other words ("unused levels" for levels that never occur), so
+// their absence says nothing of whether it is covered.
+func hedge(t string) bool {
+	switch t {
+	case "never", "always", "ever", "often", "sometimes", "usually", "still", "already", "also", "instead",
+		"rather", "quite", "really", "actually", "even", "just", "anymore", "yet", "too", "much", "very":
+		return true
+	}
+	return len(t) > 4 && strings.HasSuffix(t, "ly")
+}
+
+// heldInSomeForm reports which of the terms some chunk in f holds in
+// another regular form (verbForms: "warned" for "warn", "machines" for
+// "machine"); the terms themselves are known to be held by none. On an
+// error every term counts as held, so nothing is refused for it.
+func (p *Pipeline) heldInSomeForm(ctx context.Context, terms []string, f citebook.Filter) map[string]bool {
+	held := map[string]bool{}
+	var forms []string
+	var of []string // the term each form is a form of
+	for _, t := range terms {
+		for _, base := range append(verbBases(t), t) {
+			for _, form := range append(verbForms(base), base) {
+				if ts := p.deps.Terms(form); len(ts) == 1 && ts[0] != t {
+					forms, of = append(forms, ts[0]), append(of, t)
+				}
 			}
 		}
 	}
-	return verb
+	if len(forms) == 0 {
+		return held
+	}
+	df, _, err := p.deps.Stats.DocFreq(ctx, forms, f)
+	if err != nil || len(df) != len(forms) {
+		for _, t := range terms {
+			held[t] = true
+		}
+		return held
+	}
+	for i, d := range df {
+		if d > 0 {
+			held[of[i]] = true
+		}
+	}
+	return held
 }
 
 // verbForms are a verb's regular inflections: -s/-es, -ed/-d, -ing, with
@@ -80,6 +151,30 @@ func verbForms(v string) []string {
 		out = append(out, v[:n-1]+"ies", v[:n-1]+"ied")
 	case !isVowel(last) && isVowel(v[n-2]) && !isVowel(v[n-3]) && !strings.ContainsRune("wxy", rune(last)):
 		out = append(out, v+string(last)+"ed", v+string(last)+"ing")
+	}
+	return out
+}
+
+// verbBases are the verbs an -ing or -ed form may be of, as the
+// segmenter keeps those forms whole: "spinning" → spinn, spinne, spin;
+// "improved" → improv, improve. A candidate that is no word matches no
+// chunk.
+func verbBases(w string) []string {
+	var stem string
+	switch n := len(w); {
+	case n > 5 && strings.HasSuffix(w, "ing"):
+		stem = w[:n-3]
+	case n > 4 && strings.HasSuffix(w, "ed"):
+		stem = w[:n-2]
+	default:
+		return nil
+	}
+	out := []string{stem, stem + "e"}
+	if n := len(stem); n > 2 && stem[n-1] == stem[n-2] && !isVowel(stem[n-1]) {
+		out = append(out, stem[:n-1])
+	}
+	if n := len(stem); n > 2 && stem[n-1] == 'i' {
+		out = append(out, stem[:n-1]+"y")
 	}
 	return out
 }

@@ -41,3 +41,37 @@ func TestGuardAbsentAction(t *testing.T) {
 	require.False(t, a.Refused, "%s: %+v", q, a.Trace.Answerability)
 	require.Equal(t, 24, a.Citations[0].Page, "tapply(): “collected into groups corresponding to the distinct values”")
 }
+
+// TestGuardAbsentFromClaim asks R-intro yes/no questions: one whose claim
+// holds words the book prints in no form ("generational", "collector") is
+// refused and the reason names them; a hedge the book does not use
+// ("never") proves nothing, an advice question ("should I …") is asked in
+// the reader's words for a plan and is answered from the page that says
+// what to do, and a claim whose words the book prints in other forms
+// (TestGuardInDomainUnanswerable's t.test question) is answered.
+func TestGuardAbsentFromClaim(t *testing.T) {
+	lib := shared(t)
+	p := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
+	ask := func(q string) *qa.Answer {
+		a, err := p.Ask(context.Background(), alice, qa.Request{Question: q, BookIDs: []string{bookR}}, nil)
+		require.NoError(t, err)
+		return a
+	}
+	q := "Does R free unused memory with a generational garbage collector?"
+	a := ask(q)
+	require.True(t, a.Refused, "%s: %s", q, a.Answer)
+	require.Equal(t, qa.CodeNeverMentioned, a.Trace.Answerability.Code)
+	require.Contains(t, a.Trace.Answerability.Missing, "generational")
+	require.Contains(t, a.Trace.Answerability.Reason, "asks whether a statement with them holds")
+
+	q = "Can a factor hold levels that never occur in the data?"
+	a = ask(q)
+	require.Contains(t, a.Trace.Answerability.Absent, "never")
+	require.NotEqual(t, qa.CodeNeverMentioned, a.Trace.Answerability.Code, "%s: %+v", q, a.Trace.Answerability)
+
+	q = "To solve a linear system Ax = b, should I invert A first and then multiply the inverse by b?"
+	a = ask(q)
+	require.Contains(t, a.Trace.Answerability.Absent, "invert")
+	require.False(t, a.Refused, "%s: %+v", q, a.Trace.Answerability)
+	require.Equal(t, 31, a.Citations[0].Page, "solve(A, b) rather than the inverse")
+}

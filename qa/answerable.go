@@ -473,6 +473,12 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 		a.Reason = fmt.Sprintf("the %s never mention%s %s in any form, the action the question asks how to do", scopeNoun(f), plural(f), quoteList(a.Missing))
 		return a
 	}
+	if miss := p.absentFromClaim(ctx, question, keys, f); len(miss) > 0 {
+		a.Code = CodeNeverMentioned
+		a.Missing = miss
+		a.Reason = fmt.Sprintf("the %s never mention%s %s in any form, and the question asks whether a statement with %s holds", scopeNoun(f), plural(f), quoteList(miss), map[bool]string{true: "it", false: "them"}[len(miss) == 1])
+		return a
+	}
 	if len(keys) == 0 {
 		// Nothing to weigh (a question of stopwords): leave it to the
 		// answerer and support verification.
