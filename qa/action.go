@@ -11,8 +11,14 @@ import (
 
 // asksHowTo finds the action a question asks how to do: "How do I merge
 // …", "how can we reshape …", "How should one enroll …" (an adverb before
-// the verb is skipped: "how can I still call"). English only.
-var asksHowTo = regexp.MustCompile(`(?i)\bhow\s+(?:do|can|could|should|would|shall|must|might)\s+(?:i|you|we|one)\s+(?:(?:still|also|even|just|then|now|best|ever|actually|first|\w+ly)\s+)?([a-z]+)\b`)
+// the verb is skipped: "how can I still call"), and the thing that does it:
+// "Is there a command that finds …", "What is the best way to merge …",
+// "Which R function merges …", "the function for merging …". English only.
+var asksHowTo = []*regexp.Regexp{
+	regexp.MustCompile(`(?i)\bhow\s+(?:do|can|could|should|would|shall|must|might)\s+(?:i|you|we|one)\s+(?:(?:still|also|even|just|then|now|best|ever|actually|first|\w+ly)\s+)?([a-z]+)\b`),
+	regexp.MustCompile(`(?i)\b(?:is\s+there|what\s+is|what's|which\s+is)\s+(?:a|an|the|any)?\s*(?:\w+\s+)?(?:way|command|function|option|tool|package|program|setting|method)s?\s+(?:to|for|that|which)\s+(?:(?:still|also|even|just|\w+ly)\s+)?([a-z]+)\b`),
+	regexp.MustCompile(`(?i)\bwhich\s+(?:\w+\s+){0,2}?(?:function|command|option|tool|package|program|setting|method)s?\s+(?:(?:can|will|would|should|do\s+i\s+use\s+to|to|that|which)\s+)?([a-z]+)\b`),
+}
 
 // absentAction returns the action a "how do I …" question asks how to do
 // when no chunk in f holds the verb in any of its regular forms ("merge",
@@ -26,8 +32,16 @@ var asksHowTo = regexp.MustCompile(`(?i)\bhow\s+(?:do|can|could|should|would|sha
 // ("warns" of "warned") is left to the coverage check; irregular forms
 // ("sent" of "send") are not looked for.
 func (p *Pipeline) absentAction(ctx context.Context, question string, keys []keyTerm, f citebook.Filter) string {
-	m := asksHowTo.FindStringSubmatch(question)
-	if m == nil || p.deps.Stats == nil {
+	if p.deps.Stats == nil {
+		return ""
+	}
+	var m []string
+	for _, re := range asksHowTo {
+		if m = re.FindStringSubmatch(question); m != nil {
+			break
+		}
+	}
+	if m == nil {
 		return ""
 	}
 	verb := strings.ToLower(m[1])
@@ -70,7 +84,9 @@ var asksWhether = regexp.MustCompile(`(?i)(?:^|[,;:]\s*|\.\s+)(?:does|did|do|is|
 // the reader's words where the book has its own, and is left to the
 // coverage check.
 func (p *Pipeline) absentFromClaim(ctx context.Context, question string, keys []keyTerm, f citebook.Filter) []string {
-	if p.deps.Stats == nil || !asksWhether.MatchString(question) {
+	// "Is there a command that …" asks for a thing, in the reader's words
+	// for what it does: absentAction checks the deed.
+	if p.deps.Stats == nil || !asksWhether.MatchString(question) || asksHowTo[1].MatchString(question) {
 		return nil
 	}
 	var absent []string

@@ -28,6 +28,9 @@ func TestGuardAbsentAction(t *testing.T) {
 	for _, c := range []struct{ q, action string }{
 		{"How do I merge two data frames on a shared ID column, like a database join?", "merge"},
 		{"How do I reshape a data frame from wide format into long format?", "reshape"},
+		// The thing that does it, asked for by what it does.
+		{"Which R function merges two data frames on a shared ID column?", "merges"},
+		{"Is there a function for merging two data frames on a shared ID column?", "merging"},
 	} {
 		a := ask(c.q)
 		require.True(t, a.Refused, "%s: %s", c.q, a.Answer)

@@ -470,7 +470,7 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 	if v := p.absentAction(ctx, question, keys, f); v != "" {
 		a.Code = CodeNeverMentioned
 		a.Missing = []string{v}
-		a.Reason = fmt.Sprintf("the %s never mention%s %s in any form, the action the question asks how to do", scopeNoun(f), plural(f), quoteList(a.Missing))
+		a.Reason = fmt.Sprintf("the %s never mention%s %s in any form, and the question asks how to do it", scopeNoun(f), plural(f), quoteList(a.Missing))
 		return a
 	}
 	if miss := p.absentFromClaim(ctx, question, keys, f); len(miss) > 0 {

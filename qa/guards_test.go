@@ -155,9 +155,10 @@ func TestGuardNeverMentionedReason(t *testing.T) {
 
 	// A plain word no chunk holds proves nothing alone (readers paraphrase),
 	// but when coverage refuses, the reason names it. (Asked "how do I
-	// merge …" or "can R merge …", the absent action or claim refuses
-	// first: TestGuardAbsentAction, TestGuardAbsentFromClaim.)
-	a, err = p.Ask(context.Background(), alice, qa.Request{Question: "What is the R function for merging two data frames on a shared ID column so that matching rows are combined, like a database join?", BookIDs: []string{bookR}}, nil)
+	// merge …", "which function merges …" or "can R merge …", the absent
+	// action or claim refuses first: TestGuardAbsentAction,
+	// TestGuardAbsentFromClaim.)
+	a, err = p.Ask(context.Background(), alice, qa.Request{Question: "What does R offer for merging two data frames on a shared ID column so that matching rows are combined, like a database join?", BookIDs: []string{bookR}}, nil)
 	require.NoError(t, err)
 	require.True(t, a.Refused)
 	require.Equal(t, qa.CodeLowCoverage, a.Trace.Answerability.Code)
