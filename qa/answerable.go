@@ -31,7 +31,7 @@ type Answerability struct {
 	Code       string   `json:"code"`             // answered, never_mentioned, low_coverage, nothing_relevant, unsupported, no_answer
 	Reason     string   `json:"reason,omitempty"` // a sentence for people
 	KeyTerms   []string `json:"key_terms,omitempty"`
-	Missing    []string `json:"missing,omitempty"`  // key names, numbers or identifiers no chunk in scope contains; symbols no context passage shows
+	Missing    []string `json:"missing,omitempty"`  // key names, numbers or identifiers no chunk in scope contains; symbols no context passage shows; the action of a how-to question or the words of a yes/no claim no chunk holds in any form
 	Absent     []string `json:"absent,omitempty"`   // key words no chunk in scope contains
 	Covered    []string `json:"covered,omitempty"`  // key terms the best evidence holds
 	Coverage   float64  `json:"coverage"`           // IDF-weighted share of the key terms the best evidence holds
