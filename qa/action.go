@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/analysis"
 )
 
 // asksHowTo finds the action a question asks how to do: "How do I merge
@@ -152,7 +153,88 @@ func (p *Pipeline) heldInSomeForm(ctx context.Context, terms []string, f citeboo
 			held[of[i]] = true
 		}
 	}
+	var rest []string
+	for _, t := range terms {
+		if !held[t] {
+			rest = append(rest, t)
+		}
+	}
+	for t := range p.heldOpen(ctx, rest, f) {
+		held[t] = true
+	}
 	return held
+}
+
+// heldOpen reports which of the terms some chunk in f prints as two words
+// side by side or hyphenated: "dataframe" as R-intro's "data frame",
+// "email" as "e-mail", "website" as "web site". The segmenter makes two
+// terms of those, so the closed form matches no chunk; a reader who asks
+// whether "a dataframe can hold columns of different types" asks what the
+// book answers. Two words held apart ("wire", "guard") are no spelling of
+// "wireguard": the parts' best BM25 matches are read for the phrase.
+func (p *Pipeline) heldOpen(ctx context.Context, terms []string, f citebook.Filter) map[string]bool {
+	type split struct {
+		term string
+		a, b string
+	}
+	var splits []split
+	var parts []string
+	for _, t := range terms {
+		if strings.ContainsFunc(t, func(r rune) bool { return r < 'a' || r > 'z' }) {
+			continue // a word of ASCII letters only
+		}
+		for i := 1; i+minPart <= len(t); i++ {
+			a, b := t[:i], t[i:]
+			ta, tb := p.deps.Terms(a), p.deps.Terms(b)
+			if len(ta) != 1 || len(tb) != 1 || ta[0] != a || tb[0] != b || analysis.IsStopword(a) || analysis.IsStopword(b) {
+				continue
+			}
+			splits = append(splits, split{t, a, b})
+			parts = append(parts, a, b)
+		}
+	}
+	held := map[string]bool{}
+	if len(splits) == 0 {
+		return held
+	}
+	df, _, err := p.deps.Stats.DocFreq(ctx, parts, f)
+	if err != nil || len(df) != len(parts) {
+		return held
+	}
+	for i, s := range splits {
+		if held[s.term] || df[2*i] == 0 || df[2*i+1] == 0 {
+			continue
+		}
+		if p.sideBySide(ctx, s.a, s.b, f) {
+			held[s.term] = true
+		}
+	}
+	return held
+}
+
+// minPart is the shortest second part of a closed compound looked for
+// open ("e-mail" has a one-letter first part).
+const minPart = 3
+
+// phraseHits is how many of two words' best BM25 matches are read for
+// them side by side.
+const phraseHits = 50
+
+// sideBySide reports whether a chunk among the best BM25 matches of a and
+// b in f prints them as one phrase, apart by spaces, a line break or a
+// hyphen.
+func (p *Pipeline) sideBySide(ctx context.Context, a, b string, f citebook.Filter) bool {
+	hits, err := p.deps.Lexical.Search(ctx, a+" "+b, f, phraseHits)
+	if err != nil {
+		return false
+	}
+	phrase := regexp.MustCompile(`(?i)\b` + regexp.QuoteMeta(a) + `[\s\-‐]+` + regexp.QuoteMeta(b) + `\b`)
+	for _, h := range hits {
+		if phrase.MatchString(h.Chunk.Text) {
+			return true
+		}
+	}
+	return false
 }
 
 // verbForms are a verb's regular inflections: -s/-es, -ed/-d, -ing, with

@@ -48,7 +48,8 @@ func TestGuardAbsentAction(t *testing.T) {
 // TestGuardAbsentFromClaim asks R-intro yes/no questions: one whose claim
 // holds words the book prints in no form ("generational", "collector") is
 // refused and the reason names them; a hedge the book does not use
-// ("never") proves nothing, an advice question ("should I …") is asked in
+// ("never") proves nothing, nor does a closed compound the book prints
+// open ("dataframe" of "data frame"), an advice question ("should I …") is asked in
 // the reader's words for a plan and is answered from the page that says
 // what to do, and a claim whose words the book prints in other forms
 // (TestGuardInDomainUnanswerable's t.test question) is answered.
@@ -70,6 +71,13 @@ func TestGuardAbsentFromClaim(t *testing.T) {
 	q = "Can a factor hold levels that never occur in the data?"
 	a = ask(q)
 	require.Contains(t, a.Trace.Answerability.Absent, "never")
+	require.NotEqual(t, qa.CodeNeverMentioned, a.Trace.Answerability.Code, "%s: %+v", q, a.Trace.Answerability)
+
+	// R-intro writes "data frame": the closed compound is no word of it,
+	// but the book prints it open, so the claim is the book's.
+	q = "Can a dataframe hold columns of different types?"
+	a = ask(q)
+	require.Contains(t, a.Trace.Answerability.Absent, "dataframe")
 	require.NotEqual(t, qa.CodeNeverMentioned, a.Trace.Answerability.Code, "%s: %+v", q, a.Trace.Answerability)
 
 	q = "To solve a linear system Ax = b, should I invert A first and then multiply the inverse by b?"
