@@ -64,7 +64,7 @@ func (p *Pipeline) absentAction(ctx context.Context, question string, keys []key
 	if !absent {
 		return ""
 	}
-	if p.heldInSomeForm(ctx, []string{own[0]}, f)[own[0]] {
+	if p.heldInSomeForm(ctx, question, []string{own[0]}, f)[own[0]] {
 		return ""
 	}
 	return verb
@@ -104,7 +104,7 @@ func (p *Pipeline) absentFromClaim(ctx context.Context, question string, keys []
 	if len(absent) == 0 {
 		return nil
 	}
-	held := p.heldInSomeForm(ctx, absent, f)
+	held := p.heldInSomeForm(ctx, question, absent, f)
 	return slices.DeleteFunc(absent, func(t string) bool { return held[t] })
 }
 
@@ -121,21 +121,39 @@ func hedge(t string) bool {
 	return len(t) > 4 && strings.HasSuffix(t, "ly")
 }
 
-// heldInSomeForm reports which of the terms some chunk in f holds in
-// another regular form (verbForms: "warned" for "warn", "machines" for
-// "machine"); the terms themselves are known to be held by none. On an
-// error every term counts as held, so nothing is refused for it.
-func (p *Pipeline) heldInSomeForm(ctx context.Context, terms []string, f citebook.Filter) map[string]bool {
+// heldInSomeForm reports which of the terms of the question some chunk in
+// f holds in another form: a regular one of a verb (verbForms: "warned"
+// for "warn", "machines" for "machine"), the singular or plural of the
+// question's noun, irregular ones too ("index" for "indices", "analysis"
+// for "analyses", which the segmenter's light stemming leaves apart), or
+// the compound written open (heldOpen). The terms themselves are known to
+// be held by none. On an error every term counts as held, so nothing is
+// refused for it.
+func (p *Pipeline) heldInSomeForm(ctx context.Context, question string, terms []string, f citebook.Filter) map[string]bool {
 	held := map[string]bool{}
 	var forms []string
 	var of []string // the term each form is a form of
+	add := func(t, form string) {
+		if ts := p.deps.Terms(form); len(ts) == 1 && ts[0] != t {
+			forms, of = append(forms, ts[0]), append(of, t)
+		}
+	}
+	surfaces := map[string][]string{}
+	for _, w := range latinWord.FindAllString(question, -1) {
+		w = strings.ToLower(w)
+		if ts := p.deps.Terms(w); len(ts) == 1 {
+			surfaces[ts[0]] = append(surfaces[ts[0]], w)
+		}
+	}
 	for _, t := range terms {
 		for _, base := range append(verbBases(t), t) {
 			for _, form := range append(verbForms(base), base) {
-				if ts := p.deps.Terms(form); len(ts) == 1 && ts[0] != t {
-					forms, of = append(forms, ts[0]), append(of, t)
-				}
+				add(t, form)
 			}
+		}
+		for _, w := range surfaces[t] {
+			add(t, p.nouns.Singular(w))
+			add(t, p.nouns.Plural(w))
 		}
 	}
 	if len(forms) == 0 {

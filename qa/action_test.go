@@ -49,7 +49,8 @@ func TestGuardAbsentAction(t *testing.T) {
 // holds words the book prints in no form ("generational", "collector") is
 // refused and the reason names them; a hedge the book does not use
 // ("never") proves nothing, nor does a closed compound the book prints
-// open ("dataframe" of "data frame"), an advice question ("should I …") is asked in
+// open ("dataframe" of "data frame") or an irregular plural it prints in
+// the singular ("hypotheses"), an advice question ("should I …") is asked in
 // the reader's words for a plan and is answered from the page that says
 // what to do, and a claim whose words the book prints in other forms
 // (TestGuardInDomainUnanswerable's t.test question) is answered.
@@ -79,6 +80,13 @@ func TestGuardAbsentFromClaim(t *testing.T) {
 	a = ask(q)
 	require.Contains(t, a.Trace.Answerability.Absent, "dataframe")
 	require.NotEqual(t, qa.CodeNeverMentioned, a.Trace.Answerability.Code, "%s: %+v", q, a.Trace.Answerability)
+
+	// Nor a plural the book prints only in the singular: "hypotheses"
+	// segments to "hypothese", R-intro writes "hypothesis".
+	q = "Can anova() compare the hypotheses of two nested models?"
+	a = ask(q)
+	require.Contains(t, a.Trace.Answerability.Absent, "hypothese")
+	require.False(t, a.Refused, "%s: %+v", q, a.Trace.Answerability)
 
 	q = "To solve a linear system Ax = b, should I invert A first and then multiply the inverse by b?"
 	a = ask(q)

@@ -1,6 +1,8 @@
 package qa
 
 import (
+	"github.com/gertd/go-pluralize"
+
 	"context"
 	"log/slog"
 	"runtime"
@@ -283,6 +285,9 @@ type Pipeline struct {
 	turns chan struct{}
 	// evidence scores windows for the builtin reranker (evidence.go).
 	evidence *Extractive
+	// nouns gives the singular and plural of an English noun, irregular
+	// ones too ("indices" of "index"), for heldInSomeForm.
+	nouns *pluralize.Client
 }
 
 // NewPipeline checks the required dependencies and applies defaults.
@@ -310,7 +315,7 @@ func NewPipeline(deps Deps, opts Options) (*Pipeline, error) {
 	}
 	return &Pipeline{deps: deps, opts: opts, log: log, thesaurus: newThesaurus(opts.Synonyms),
 		pageKinds: newTitleIndex(opts.Statements), turns: make(chan struct{}, opts.Concurrency),
-		evidence: NewExtractive(deps.Terms)}, nil
+		evidence: NewExtractive(deps.Terms), nouns: pluralize.NewClient()}, nil
 }
 
 // Options returns the pipeline's options with defaults applied, so reports
