@@ -80,24 +80,53 @@ func (p *Pipeline) absentAction(ctx context.Context, question string, keys []key
 // states something.
 var asksWhether = regexp.MustCompile(`(?i)(?:^|[,;:]\s*|\.\s+)(?:does|did|do|is|are|was|were|can|could|has|have|had|will|would|may|might|must)\s+\S`)
 
-// absentFromClaim returns the key words of a yes/no question that no chunk
-// in f holds in any regular form. Such a question asks whether one
-// statement holds, and every word of it is part of that statement: a book
-// that never writes "endian" cannot confirm that "a hash file created on a
-// big-endian machine" opens on a little-endian one, and the passages that
-// share its other words ("hash", "byte") answer another question. A
-// question that asks for a thing or a way ("what", "how") may name it in
-// the reader's words where the book has its own, and is left to the
-// coverage check.
+// asksHowItWas finds a question that asks the manner of a stated event:
+// "How did the death of his brother influence his decision …", "How is the
+// blob handed to the kernel …". Its subject group says who or what (not
+// "I", "you", "we": that is asksHowTo's question).
+var asksHowItWas = regexp.MustCompile(`(?i)\bhow\s+(?:does|did|do|is|are|was|were|has|have|had)\s+([a-z]+)`)
+
+// claimFrames are the verbs by which a question asks for the kind of
+// answer, not what happened: "How did US sales growth compare to
+// international growth?" asks for the comparison a filing states with
+// "versus".
+var claimFrames = map[string]bool{"compare": true, "compared": true, "differ": true, "change": true, "changed": true,
+	"relate": true, "work": true, "happen": true, "happened": true, "look": true}
+
+// asksClaim reports whether the question states a claim and asks whether,
+// or how, it holds (asksWhether, asksHowItWas).
+func asksClaim(question string) bool {
+	if asksWhether.MatchString(question) {
+		return true
+	}
+	for _, m := range asksHowItWas.FindAllStringSubmatch(question, -1) {
+		switch strings.ToLower(m[1]) {
+		case "i", "you", "we", "one":
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// absentFromClaim returns the key words of a claim the question asks about
+// (asksClaim) that no chunk in f holds in any form. Such a question asks
+// whether one statement holds, or how it came about, and every word of it
+// is part of that statement: a book that never writes "endian" cannot
+// confirm that "a hash file created on a big-endian machine" opens on a
+// little-endian one, and the passages that share its other words ("hash",
+// "byte") answer another question. A question that asks for a thing or a
+// way ("what", "how do I") may name it in the reader's words where the
+// book has its own, and is left to the coverage check.
 func (p *Pipeline) absentFromClaim(ctx context.Context, question string, keys []keyTerm, f citebook.Filter) []string {
 	// "Is there a command that …" asks for a thing, in the reader's words
 	// for what it does: absentAction checks the deed.
-	if p.deps.Stats == nil || !asksWhether.MatchString(question) || asksHowTo[1].MatchString(question) {
+	if p.deps.Stats == nil || !asksClaim(question) || asksHowTo[1].MatchString(question) {
 		return nil
 	}
 	var absent []string
 	for _, k := range keys {
-		if k.kind == kindWord && k.df == 0 && !isCJKTerm(k.text) && !hedge(k.text) {
+		if k.kind == kindWord && k.df == 0 && !isCJKTerm(k.text) && !hedge(k.text) && !claimFrames[k.text] {
 			absent = append(absent, k.text)
 		}
 	}

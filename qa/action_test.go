@@ -88,6 +88,17 @@ func TestGuardAbsentFromClaim(t *testing.T) {
 	require.Contains(t, a.Trace.Answerability.Absent, "hypothese")
 	require.False(t, a.Refused, "%s: %+v", q, a.Trace.Answerability)
 
+	// "How is …" asks the manner of a stated event: the dtc paper never
+	// mentions ARM boards.
+	q = "How is the flattened device tree blob handed to the kernel on ARM boards?"
+	b, err := p.Ask(context.Background(), bob, qa.Request{Question: q, BookIDs: []string{bookDTC}}, nil)
+	require.NoError(t, err)
+	require.True(t, b.Refused, "%s: %s", q, b.Answer)
+	require.Equal(t, []string{"arm"}, b.Trace.Answerability.Missing, "“handed” is held as “hand”")
+	q = "How does R recycle the shorter vector when two vectors of different lengths are added?"
+	a = ask(q)
+	require.False(t, a.Refused, "%s: %+v", q, a.Trace.Answerability)
+
 	q = "To solve a linear system Ax = b, should I invert A first and then multiply the inverse by b?"
 	a = ask(q)
 	require.Contains(t, a.Trace.Answerability.Absent, "invert")
