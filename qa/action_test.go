@@ -67,7 +67,7 @@ func TestGuardAbsentFromClaim(t *testing.T) {
 	require.True(t, a.Refused, "%s: %s", q, a.Answer)
 	require.Equal(t, qa.CodeNeverMentioned, a.Trace.Answerability.Code)
 	require.Contains(t, a.Trace.Answerability.Missing, "generational")
-	require.Contains(t, a.Trace.Answerability.Reason, "asks whether a statement with them holds")
+	require.Contains(t, a.Trace.Answerability.Reason, "asks about a statement that holds them")
 
 	q = "Can a factor hold levels that never occur in the data?"
 	a = ask(q)

@@ -466,18 +466,21 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 		return a
 	}
 	// A symbol the question types names its subject more precisely than
-	// its verb: it is checked first.
-	if v := p.absentAction(ctx, question, keys, f); v != "" {
-		a.Code = CodeNeverMentioned
-		a.Missing = []string{v}
-		a.Reason = fmt.Sprintf("the %s never mention%s %s in any form, and the question asks how to do it", scopeNoun(f), plural(f), quoteList(a.Missing))
-		return a
-	}
-	if miss := p.absentFromClaim(ctx, question, keys, f); len(miss) > 0 {
-		a.Code = CodeNeverMentioned
-		a.Missing = miss
-		a.Reason = fmt.Sprintf("the %s never mention%s %s in any form, and the question asks whether a statement with %s holds", scopeNoun(f), plural(f), quoteList(miss), map[bool]string{true: "it", false: "them"}[len(miss) == 1])
-		return a
+	// its verb or claim: it is checked first. Both need the scope's
+	// statistics (n > 0): without them no term is known to be absent.
+	if n > 0 {
+		if v := p.absentAction(ctx, question, keys, f); v != "" {
+			a.Code = CodeNeverMentioned
+			a.Missing = []string{v}
+			a.Reason = fmt.Sprintf("the %s never mention%s %s in any form, and the question asks how to do it", scopeNoun(f), plural(f), quoteList(a.Missing))
+			return a
+		}
+		if miss := p.absentFromClaim(ctx, question, keys, f); len(miss) > 0 {
+			a.Code = CodeNeverMentioned
+			a.Missing = miss
+			a.Reason = fmt.Sprintf("the %s never mention%s %s in any form, and the question asks about a statement that holds %s", scopeNoun(f), plural(f), quoteList(miss), map[bool]string{true: "it", false: "them"}[len(miss) == 1])
+			return a
+		}
 	}
 	if len(keys) == 0 {
 		// Nothing to weigh (a question of stopwords): leave it to the
