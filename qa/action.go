@@ -30,8 +30,7 @@ var asksHowTo = []*regexp.Regexp{
 // frames on a shared ID column, like a database join?" from R-intro's
 // attach() — every reader question books-dev asks of this kind the books
 // do not cover. A paraphrased action whose forms the book prints
-// ("warns" of "warned") is left to the coverage check; irregular forms
-// ("sent" of "send") are not looked for.
+// ("warns" of "warned", "send" of "sent") is left to the coverage check.
 func (p *Pipeline) absentAction(ctx context.Context, question string, keys []keyTerm, f citebook.Filter) string {
 	if p.deps.Stats == nil {
 		return ""
@@ -151,8 +150,9 @@ func hedge(t string) bool {
 }
 
 // heldInSomeForm reports which of the terms of the question some chunk in
-// f holds in another form: a regular one of a verb (verbForms: "warned"
-// for "warn", "machines" for "machine"), the singular or plural of the
+// f holds in another form: one of a verb (verbForms: "warned" for "warn",
+// "machines" for "machine"; irregularForms: "sent" for "send"), the
+// singular or plural of the
 // question's noun, irregular ones too ("index" for "indices", "analysis"
 // for "analyses", which the segmenter's light stemming leaves apart), or
 // the compound written open (heldOpen). The terms themselves are known to
@@ -183,6 +183,9 @@ func (p *Pipeline) heldInSomeForm(ctx context.Context, question string, terms []
 		for _, w := range surfaces[t] {
 			add(t, p.nouns.Singular(w))
 			add(t, p.nouns.Plural(w))
+			for _, form := range irregularForms(w) {
+				add(t, form)
+			}
 		}
 	}
 	if len(forms) == 0 {
@@ -327,6 +330,43 @@ func verbBases(w string) []string {
 		out = append(out, stem[:n-1]+"y")
 	}
 	return out
+}
+
+// irregularVerbs are the common English verbs whose past forms no rule
+// makes: base, past, past participle (one entry where they agree).
+var irregularVerbs = [][]string{
+	{"be", "was", "were", "been"}, {"become", "became"}, {"begin", "began", "begun"}, {"bind", "bound"},
+	{"break", "broke", "broken"}, {"bring", "brought"}, {"build", "built"}, {"buy", "bought"},
+	{"catch", "caught"}, {"choose", "chose", "chosen"}, {"come", "came"}, {"cut"}, {"deal", "dealt"},
+	{"do", "did", "done"}, {"draw", "drew", "drawn"}, {"drink", "drank", "drunk"}, {"drive", "drove", "driven"},
+	{"eat", "ate", "eaten"}, {"fall", "fell", "fallen"}, {"feed", "fed"}, {"feel", "felt"}, {"fight", "fought"},
+	{"find", "found"}, {"fly", "flew", "flown"}, {"forget", "forgot", "forgotten"}, {"freeze", "froze", "frozen"},
+	{"get", "got", "gotten"}, {"give", "gave", "given"}, {"go", "went", "gone"}, {"grow", "grew", "grown"},
+	{"hang", "hung"}, {"have", "had"}, {"hear", "heard"}, {"hide", "hid", "hidden"}, {"hit"}, {"hold", "held"},
+	{"keep", "kept"}, {"know", "knew", "known"}, {"lay", "laid"}, {"lead", "led"}, {"leave", "left"},
+	{"lend", "lent"}, {"let"}, {"lie", "lay", "lain"}, {"lose", "lost"}, {"make", "made"}, {"mean", "meant"},
+	{"meet", "met"}, {"pay", "paid"}, {"put"}, {"read"}, {"ride", "rode", "ridden"}, {"ring", "rang", "rung"},
+	{"rise", "rose", "risen"}, {"run", "ran"}, {"say", "said"}, {"see", "saw", "seen"}, {"seek", "sought"},
+	{"sell", "sold"}, {"send", "sent"}, {"set"}, {"shake", "shook", "shaken"}, {"shoot", "shot"},
+	{"show", "showed", "shown"}, {"shut"}, {"sing", "sang", "sung"}, {"sink", "sank", "sunk"}, {"sit", "sat"},
+	{"sleep", "slept"}, {"speak", "spoke", "spoken"}, {"spend", "spent"}, {"spin", "spun"}, {"split"},
+	{"spread"}, {"stand", "stood"}, {"steal", "stole", "stolen"}, {"stick", "stuck"}, {"strike", "struck"},
+	{"swim", "swam", "swum"}, {"take", "took", "taken"}, {"teach", "taught"}, {"tear", "tore", "torn"},
+	{"tell", "told"}, {"think", "thought"}, {"throw", "threw", "thrown"}, {"understand", "understood"},
+	{"wake", "woke", "woken"}, {"wear", "wore", "worn"}, {"win", "won"}, {"wind", "wound"},
+	{"write", "wrote", "written"},
+}
+
+// irregularForms are the other forms of w when it is one of an
+// irregular verb's ("sent" for "send", "write" for "wrote"), their regular
+// present forms included ("sends", "writing").
+func irregularForms(w string) []string {
+	for _, forms := range irregularVerbs {
+		if slices.Contains(forms, w) {
+			return append(slices.Clone(forms), verbForms(forms[0])...)
+		}
+	}
+	return nil
 }
 
 func isVowel(b byte) bool { return strings.IndexByte("aeiou", b) >= 0 }

@@ -38,7 +38,11 @@ func TestGuardAbsentAction(t *testing.T) {
 		require.Equal(t, []string{c.action}, a.Trace.Answerability.Missing, c.q)
 		require.Contains(t, a.Trace.Answerability.Reason, "never mentions “"+c.action+"” in any form", c.q)
 	}
-	q := "How can I divide a vector into groups by a factor?"
+	// An irregular verb's other form counts too: R-intro prints "sent".
+	q := "How can I send everything R prints into a file instead of the console?"
+	require.NotEqual(t, qa.CodeNeverMentioned, ask(q).Trace.Answerability.Code, q)
+
+	q = "How can I divide a vector into groups by a factor?"
 	a := ask(q)
 	require.Contains(t, a.Trace.Answerability.Absent, "divide", "the action as asked is no word of the book")
 	require.False(t, a.Refused, "%s: %+v", q, a.Trace.Answerability)
