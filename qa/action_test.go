@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/qa"
 )
@@ -18,13 +19,8 @@ import (
 // book prints in another form ("divided" for "divide") is left to the
 // coverage check, which answers it from tapply()'s page.
 func TestGuardAbsentAction(t *testing.T) {
-	lib := shared(t)
-	p := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
-	ask := func(q string) *qa.Answer {
-		a, err := p.Ask(context.Background(), alice, qa.Request{Question: q, BookIDs: []string{bookR}}, nil)
-		require.NoError(t, err)
-		return a
-	}
+	p := shared(t).pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
+	ask := askBook(t, p, alice, bookR)
 	for _, c := range []struct{ q, action string }{
 		{"How do I merge two data frames on a shared ID column, like a database join?", "merge"},
 		{"How do I reshape a data frame from wide format into long format?", "reshape"},
@@ -59,13 +55,8 @@ func TestGuardAbsentAction(t *testing.T) {
 // what to do, and a claim whose words the book prints in other forms
 // (TestGuardInDomainUnanswerable's t.test question) is answered.
 func TestGuardAbsentFromClaim(t *testing.T) {
-	lib := shared(t)
-	p := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
-	ask := func(q string) *qa.Answer {
-		a, err := p.Ask(context.Background(), alice, qa.Request{Question: q, BookIDs: []string{bookR}}, nil)
-		require.NoError(t, err)
-		return a
-	}
+	p := shared(t).pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
+	ask := askBook(t, p, alice, bookR)
 	q := "Does R free unused memory with a generational garbage collector?"
 	a := ask(q)
 	require.True(t, a.Refused, "%s: %s", q, a.Answer)
@@ -95,8 +86,7 @@ func TestGuardAbsentFromClaim(t *testing.T) {
 	// "How is …" asks the manner of a stated event: the dtc paper never
 	// mentions ARM boards.
 	q = "How is the flattened device tree blob handed to the kernel on ARM boards?"
-	b, err := p.Ask(context.Background(), bob, qa.Request{Question: q, BookIDs: []string{bookDTC}}, nil)
-	require.NoError(t, err)
+	b := askBook(t, p, bob, bookDTC)(q)
 	require.True(t, b.Refused, "%s: %s", q, b.Answer)
 	require.Equal(t, []string{"arm"}, b.Trace.Answerability.Missing, "“handed” is held as “hand”")
 	q = "How does R recycle the shorter vector when two vectors of different lengths are added?"
@@ -108,4 +98,14 @@ func TestGuardAbsentFromClaim(t *testing.T) {
 	require.Contains(t, a.Trace.Answerability.Absent, "invert")
 	require.False(t, a.Refused, "%s: %+v", q, a.Trace.Answerability)
 	require.Equal(t, 31, a.Citations[0].Page, "solve(A, b) rather than the inverse")
+}
+
+// askBook returns a function that asks p one book as who, extractively.
+func askBook(t *testing.T, p *qa.Pipeline, who citebook.Principal, book string) func(string) *qa.Answer {
+	return func(q string) *qa.Answer {
+		t.Helper()
+		a, err := p.Ask(context.Background(), who, qa.Request{Question: q, BookIDs: []string{book}}, nil)
+		require.NoError(t, err)
+		return a
+	}
 }
