@@ -31,10 +31,9 @@ var asksHowTo = []*regexp.Regexp{
 // attach() — every reader question books-dev asks of this kind the books
 // do not cover. A paraphrased action whose forms the book prints
 // ("warns" of "warned", "send" of "sent") is left to the coverage check.
+//
+// Like absentFromClaim it is called only with the scope's statistics.
 func (p *Pipeline) absentAction(ctx context.Context, question string, keys []keyTerm, f citebook.Filter) string {
-	if p.deps.Stats == nil {
-		return ""
-	}
 	// Each pattern needs one of its question words; most questions hold
 	// none, and the case-folded patterns cost 30 µs an answer together.
 	lower := strings.ToLower(question)
@@ -54,16 +53,8 @@ func (p *Pipeline) absentAction(ctx context.Context, question string, keys []key
 	if len(own) != 1 {
 		return ""
 	}
-	absent := false
-	for _, k := range keys {
-		if k.text == own[0] && k.kind == kindWord && k.df == 0 {
-			absent = true
-		}
-	}
-	if !absent {
-		return ""
-	}
-	if p.heldInSomeForm(ctx, question, []string{own[0]}, f)[own[0]] {
+	absent := slices.ContainsFunc(keys, func(k keyTerm) bool { return k.text == own[0] && k.kind == kindWord && k.df == 0 })
+	if !absent || p.heldInSomeForm(ctx, question, []string{own[0]}, f)[own[0]] {
 		return ""
 	}
 	return verb
@@ -90,7 +81,7 @@ var asksHowItWas = regexp.MustCompile(`(?i)\bhow\s+(?:does|did|do|is|are|was|wer
 // international growth?" asks for the comparison a filing states with
 // "versus".
 var claimFrames = map[string]bool{"compare": true, "compared": true, "differ": true, "change": true, "changed": true,
-	"relate": true, "work": true, "happen": true, "happened": true, "look": true}
+	"relate": true, "work": true, "happened": true, "look": true}
 
 // asksClaim reports whether the question states a claim and asks whether,
 // or how, it holds (asksWhether, asksHowItWas).
@@ -120,7 +111,7 @@ func asksClaim(question string) bool {
 func (p *Pipeline) absentFromClaim(ctx context.Context, question string, keys []keyTerm, f citebook.Filter) []string {
 	// "Is there a command that …" asks for a thing, in the reader's words
 	// for what it does: absentAction checks the deed.
-	if p.deps.Stats == nil || !asksClaim(question) || asksHowTo[1].MatchString(question) {
+	if !asksClaim(question) || asksHowTo[1].MatchString(question) {
 		return nil
 	}
 	var absent []string
@@ -139,11 +130,12 @@ func (p *Pipeline) absentFromClaim(ctx context.Context, question string, keys []
 // hedge reports the adverbs by which a claim says how often, how surely
 // or how much ("never", "always", "automatically"): a book states the same
 // claim in other words ("unused levels" for levels that never occur), so
-// their absence says nothing of whether it is covered.
+// their absence says nothing of whether it is covered. (Stop words and
+// fillers — "also", "very", "still", "actually" — are no key terms at all.)
 func hedge(t string) bool {
 	switch t {
-	case "never", "always", "ever", "often", "sometimes", "usually", "still", "already", "also", "instead",
-		"rather", "quite", "really", "actually", "even", "just", "anymore", "yet", "too", "much", "very":
+	case "never", "always", "ever", "often", "sometimes", "usually", "already", "rather", "quite", "even",
+		"anymore", "yet":
 		return true
 	}
 	return len(t) > 4 && strings.HasSuffix(t, "ly")
@@ -152,8 +144,7 @@ func hedge(t string) bool {
 // heldInSomeForm reports which of the terms of the question some chunk in
 // f holds in another form: one of a verb (verbForms: "warned" for "warn",
 // "machines" for "machine"; irregularForms: "sent" for "send"), the
-// singular or plural of the
-// question's noun, irregular ones too ("index" for "indices", "analysis"
+// singular or plural of the question's noun, irregular ones too ("index" for "indices", "analysis"
 // for "analyses", which the segmenter's light stemming leaves apart), or
 // the compound written open (heldOpen). The terms themselves are known to
 // be held by none. On an error every term counts as held, so nothing is

@@ -478,7 +478,11 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 		if miss := p.absentFromClaim(ctx, question, keys, f); len(miss) > 0 {
 			a.Code = CodeNeverMentioned
 			a.Missing = miss
-			a.Reason = fmt.Sprintf("the %s never mention%s %s in any form, and the question asks about a statement that holds %s", scopeNoun(f), plural(f), quoteList(miss), map[bool]string{true: "it", false: "them"}[len(miss) == 1])
+			pronoun := "them"
+			if len(miss) == 1 {
+				pronoun = "it"
+			}
+			a.Reason = fmt.Sprintf("the %s never mention%s %s in any form, and the question asks about a statement that holds %s", scopeNoun(f), plural(f), quoteList(miss), pronoun)
 			return a
 		}
 	}

@@ -1,12 +1,12 @@
 package qa
 
 import (
-	"github.com/gertd/go-pluralize"
-
 	"context"
 	"log/slog"
 	"runtime"
 	"time"
+
+	"github.com/gertd/go-pluralize"
 
 	"github.com/citebook/citebook"
 )

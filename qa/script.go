@@ -23,7 +23,7 @@ type ScriptVariants interface {
 // the question unchanged when no variant is held better or without
 // statistics.
 func (p *Pipeline) rescript(ctx context.Context, question string, f citebook.Filter) (string, []string) {
-	if p.deps.Scripts == nil || p.deps.Stats == nil || p.deps.Terms == nil || len(f.Books) == 0 {
+	if p.deps.Scripts == nil || p.deps.Stats == nil || len(f.Books) == 0 {
 		return question, nil
 	}
 	vs, err := p.deps.Scripts.Variants(question)

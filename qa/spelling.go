@@ -39,12 +39,18 @@ func (p *Pipeline) respell(ctx context.Context, question string, f citebook.Filt
 			continue
 		}
 		seen[lw] = true
+		// The spelling rules first: they are string tests and apply to few
+		// words, where segmenting every word of every question would not.
+		spellings := analysis.Spellings(lw)
+		if len(spellings) == 0 {
+			continue
+		}
 		own := p.deps.Terms(lw)
 		if len(own) != 1 {
 			continue
 		}
 		var alts, altTerms []string
-		for _, a := range analysis.Spellings(lw) {
+		for _, a := range spellings {
 			if ts := p.deps.Terms(a); len(ts) == 1 {
 				alts, altTerms = append(alts, a), append(altTerms, ts[0])
 			}
