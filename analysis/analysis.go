@@ -50,7 +50,16 @@ func Terms(s string) []string {
 // threshold checks every hit's text for the question's terms on each
 // search, and building the term list was a sixth of its CPU. fn must not
 // keep t, which is overwritten by the next term.
-func EachTerm(s string, fn func(t []byte)) {
+func EachTerm(s string, fn func(t []byte)) { eachTerm(s, stemBytes, fn) }
+
+// EachTermV1 is EachTerm with the plural rule of hash-ngram-v1 (stemV1),
+// for the builtin embedder alone: its vectors are stored, so the terms it
+// hashes must stay what they were when a library was embedded, while the
+// lexical index, which re-segments on start when the analysis changes (its
+// snapshot's fingerprint), follows Terms.
+func EachTermV1(s string, fn func(t []byte)) { eachTerm(s, stemV1, fn) }
+
+func eachTerm(s string, stem func([]byte) []byte, fn func(t []byte)) {
 	if !isASCII(s) {
 		// Invalid bytes become separators first: left in place they can hide
 		// the next character from normalisation ("\xf1ĳ" kept the ĳ ligature
@@ -83,7 +92,7 @@ func EachTerm(s string, fn func(t []byte)) {
 				// what segmenting it again gives.
 				word = norm.NFKC.Bytes(word)
 			}
-			fn(stemBytes(word))
+			fn(stem(word))
 			word, wide = word[:0], false
 		}
 	}
@@ -385,8 +394,43 @@ func IsCJK(r rune) bool {
 
 // stemBytes strips English plural endings from ASCII words, in place in
 // the word's buffer; it is deliberately light so it never merges unrelated
-// words.
+// words. Over stemV1 it takes "-es" off after a sibilant that cannot end a
+// singular in "e" (x, sh, tch, rch, nch, zz): "taxes", "boxes", "hashes",
+// "matches", "searches" meet "tax", "box", "hash", "match", "search", where
+// stemV1 left "taxe", "boxe", … that no singular shares. "-ches" after a
+// vowel keeps its "e" ("caches" → "cache", "aches" → "ache").
 func stemBytes(w []byte) []byte {
+	if n := len(w); n >= 5 && w[n-1] == 's' && w[n-2] == 'e' && sibilantEnd(w[:n-2]) {
+		for _, b := range w {
+			if b >= 0x80 {
+				return w
+			}
+		}
+		return w[:n-2]
+	}
+	return stemV1(w)
+}
+
+// sibilantEnd reports whether a stem ends in x, sh, tch, rch, nch or zz.
+func sibilantEnd(s []byte) bool {
+	n := len(s)
+	switch {
+	case s[n-1] == 'x':
+		return true
+	case n >= 2 && s[n-1] == 'h' && s[n-2] == 's':
+		return true
+	case n >= 3 && s[n-1] == 'h' && s[n-2] == 'c':
+		return s[n-3] == 't' || s[n-3] == 'r' || s[n-3] == 'n'
+	case n >= 2 && s[n-1] == 'z' && s[n-2] == 'z':
+		return true
+	}
+	return false
+}
+
+// stemV1 is the plural rule the builtin embedder's features were fixed with
+// (hash-ngram-v1, see EachTermV1): -ies → -y, -sses → -ss, else a final "s"
+// after anything but s, u, i. Frozen: stored vectors depend on it.
+func stemV1(w []byte) []byte {
 	if len(w) < 4 {
 		return w
 	}

@@ -68,9 +68,12 @@ func (b *Builtin) embed(text string) []float32 {
 	// next to the folding into dim buckets below.
 	var terms, grams []uint64
 	var w []rune
-	for _, t := range analysis.Terms(text) {
+	// Terms as hash-ngram-v1 segmented them (analysis.EachTermV1), so a
+	// change to the lexical index's stemming leaves stored vectors valid.
+	analysis.EachTermV1(text, func(tb []byte) {
+		t := string(tb)
 		if analysis.IsSymbol(t) {
-			continue // hashed as before symbols were terms: stored vectors stay valid
+			return // hashed as before symbols were terms: stored vectors stay valid
 		}
 		terms = append(terms, hashString(seedTerm, t))
 		w = append(w[:0], '<')
@@ -78,7 +81,7 @@ func (b *Builtin) embed(text string) []float32 {
 			w = append(w, r)
 		}
 		if len(w) < 5 || isCJKTerm(w[1:]) {
-			continue
+			return
 		}
 		// Trigrams of the word with boundary markers, so "graph" and
 		// "graphs" or "colour" and "color" share most features.
@@ -86,7 +89,7 @@ func (b *Builtin) embed(text string) []float32 {
 		for i := 0; i+3 <= len(w); i++ {
 			grams = append(grams, hashRunes(seedGram, w[i:i+3]))
 		}
-	}
+	})
 	v := make([]float64, b.dim)
 	add := func(hs []uint64, weight float64) {
 		// Sorting groups repeats for counting and fixes the order of the
