@@ -400,15 +400,71 @@ func IsCJK(r rune) bool {
 // stemV1 left "taxe", "boxe", … that no singular shares. "-ches" after a
 // vowel keeps its "e" ("caches" → "cache", "aches" → "ache").
 func stemBytes(w []byte) []byte {
-	if n := len(w); n >= 5 && w[n-1] == 's' && w[n-2] == 'e' && sibilantEnd(w[:n-2]) {
-		for _, b := range w {
-			if b >= 0x80 {
+	for _, b := range w {
+		if b >= 0x80 {
+			var ok bool
+			if w, ok = foldMarks(w); !ok {
 				return w
 			}
+			break
 		}
+	}
+	if n := len(w); n >= 5 && w[n-1] == 's' && w[n-2] == 'e' && sibilantEnd(w[:n-2]) {
 		return w[:n-2]
 	}
 	return stemV1(w)
+}
+
+// foldMarks takes the accents off a Latin word, in place, when every
+// letter of it is an ASCII letter with combining marks ("Gödel" → "godel",
+// "naïve", "café", "Erdős"), so a question typed without them finds the
+// book, as search engines' ASCII folding does; it reports false and leaves
+// the word alone when any letter is not (Greek, Cyrillic, "ø", "ß"): a
+// half-folded word would match neither spelling.
+func foldMarks(w []byte) ([]byte, bool) {
+	var buf [16]byte
+	// base returns the ASCII letter a non-ASCII letter folds to, or 0.
+	base := func(l []byte) byte {
+		d := norm.NFD.Append(buf[:0], l...)
+		if len(d) < 2 || d[0] >= 0x80 {
+			return 0
+		}
+		for k := 1; k < len(d); {
+			r, n := utf8.DecodeRune(d[k:])
+			if !unicode.Is(unicode.Mn, r) {
+				return 0
+			}
+			k += n
+		}
+		return d[0]
+	}
+	// Checked before anything is written: the word is folded whole or
+	// left as it was.
+	for i := 0; i < len(w); {
+		if w[i] < 0x80 {
+			i++
+			continue
+		}
+		_, size := utf8.DecodeRune(w[i:])
+		if base(w[i:i+size]) == 0 {
+			return w, false
+		}
+		i += size
+	}
+	j := 0
+	for i := 0; i < len(w); {
+		if w[i] < 0x80 {
+			w[j] = w[i]
+			i, j = i+1, j+1
+			continue
+		}
+		_, size := utf8.DecodeRune(w[i:])
+		// The base letter is one byte where the letter was two or more, so
+		// writing at j never overtakes reading at i.
+		w[j] = base(w[i : i+size])
+		i, j = i+size, j+1
+	}
+	return w[:j], true
 }
 
 // sibilantEnd reports whether a stem ends in x, sh, tch, rch, nch or zz.

@@ -69,3 +69,20 @@ func TestAnswerQuotesTheCommandsItNames(t *testing.T) {
 		require.Contains(t, a.Citations[0].Quote, strings.Trim(tc.code, "`"))
 	}
 }
+
+// TestAnswerWithoutAccents: a question typed without the book's accents
+// ("Bezier" for debian-reference's "Bézier") is searched and assessed as
+// the book's word and answered from its page; before 2026-12-03 the
+// accented word was a term of its own and the question was refused.
+func TestAnswerWithoutAccents(t *testing.T) {
+	l := testlib.Open(t, testlib.Config(t.TempDir()))
+	testlib.Index(t, l, citebook.BookInput{BookID: "debref", Tenant: "lib", Path: corpus.Path(t, "books/debian-reference.en.pdf")})
+	p := testlib.Pipeline(t, l)
+	reader := citebook.Principal{Tenant: "lib", User: "r"}
+	for _, q := range []string{"Which font format uses quadratic Bezier curves?", "Which font format uses quadratic Bézier curves?"} {
+		a, err := p.Ask(context.Background(), reader, qa.Request{Question: q, BookIDs: []string{"debref"}}, nil)
+		require.NoError(t, err)
+		require.False(t, a.Refused, "%s: %+v", q, a.Trace.Answerability)
+		require.Contains(t, a.Citations[0].Quote, "TrueType fonts which use quadratic Bézier curves", q)
+	}
+}
