@@ -50,16 +50,16 @@ func Terms(s string) []string {
 // threshold checks every hit's text for the question's terms on each
 // search, and building the term list was a sixth of its CPU. fn must not
 // keep t, which is overwritten by the next term.
-func EachTerm(s string, fn func(t []byte)) { eachTerm(s, stemBytes, fn) }
+func EachTerm(s string, fn func(t []byte)) { eachTerm(s, false, fn) }
 
 // EachTermV1 is EachTerm with the plural rule of hash-ngram-v1 (stemV1),
 // for the builtin embedder alone: its vectors are stored, so the terms it
 // hashes must stay what they were when a library was embedded, while the
 // lexical index, which re-segments on start when the analysis changes (its
 // snapshot's fingerprint), follows Terms.
-func EachTermV1(s string, fn func(t []byte)) { eachTerm(s, stemV1, fn) }
+func EachTermV1(s string, fn func(t []byte)) { eachTerm(s, true, fn) }
 
-func eachTerm(s string, stem func([]byte) []byte, fn func(t []byte)) {
+func eachTerm(s string, v1 bool, fn func(t []byte)) {
 	if !isASCII(s) {
 		// Invalid bytes become separators first: left in place they can hide
 		// the next character from normalisation ("\xf1ĳ" kept the ĳ ligature
@@ -92,7 +92,7 @@ func eachTerm(s string, stem func([]byte) []byte, fn func(t []byte)) {
 				// what segmenting it again gives.
 				word = norm.NFKC.Bytes(word)
 			}
-			fn(stem(word))
+			fn(stemWord(word, wide, v1))
 			word, wide = word[:0], false
 		}
 	}
@@ -399,20 +399,34 @@ func IsCJK(r rune) bool {
 // "matches", "searches" meet "tax", "box", "hash", "match", "search", where
 // stemV1 left "taxe", "boxe", … that no singular shares. "-ches" after a
 // vowel keeps its "e" ("caches" → "cache", "aches" → "ache").
-func stemBytes(w []byte) []byte {
-	for _, b := range w {
-		if b >= 0x80 {
-			var ok bool
-			if w, ok = foldMarks(w); !ok {
-				return w
-			}
-			break
+func stemBytes(w []byte) []byte { return stemWord(w, true, false) }
+
+// stemWord is stemBytes (v1 false) or stemV1 (v1 true) of a word; wide
+// false promises it is ASCII (eachTerm knows), which spares a scan of
+// every word's bytes.
+func stemWord(w []byte, wide, v1 bool) []byte {
+	if wide && !asciiBytes(w) {
+		if v1 {
+			return w
+		}
+		var ok bool
+		if w, ok = foldMarks(w); !ok {
+			return w
 		}
 	}
-	if n := len(w); n >= 5 && w[n-1] == 's' && w[n-2] == 'e' && sibilantEnd(w[:n-2]) {
+	if n := len(w); !v1 && n >= 5 && w[n-1] == 's' && w[n-2] == 'e' && sibilantEnd(w[:n-2]) {
 		return w[:n-2]
 	}
-	return stemV1(w)
+	return pluralV1(w)
+}
+
+func asciiBytes(w []byte) bool {
+	for _, b := range w {
+		if b >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // foldMarks takes the accents off a Latin word, in place, when every
@@ -486,14 +500,12 @@ func sibilantEnd(s []byte) bool {
 // stemV1 is the plural rule the builtin embedder's features were fixed with
 // (hash-ngram-v1, see EachTermV1): -ies → -y, -sses → -ss, else a final "s"
 // after anything but s, u, i. Frozen: stored vectors depend on it.
-func stemV1(w []byte) []byte {
+func stemV1(w []byte) []byte { return stemWord(w, true, true) }
+
+// pluralV1 is stemV1's rule on an ASCII word.
+func pluralV1(w []byte) []byte {
 	if len(w) < 4 {
 		return w
-	}
-	for _, b := range w {
-		if b >= 0x80 {
-			return w
-		}
 	}
 	n := len(w)
 	if w[n-1] != 's' {
