@@ -414,10 +414,52 @@ func stemWord(w []byte, wide, v1 bool) []byte {
 			return w
 		}
 	}
-	if n := len(w); !v1 && n >= 5 && w[n-1] == 's' && w[n-2] == 'e' && sibilantEnd(w[:n-2]) {
-		return w[:n-2]
+	if !v1 {
+		if n := len(w); n >= 5 && w[n-1] == 's' && w[n-2] == 'e' && sibilantEnd(w[:n-2]) {
+			return w[:n-2]
+		}
+		if c, ok := classicalPlural(w); ok {
+			return c
+		}
 	}
 	return pluralV1(w)
+}
+
+// classicalPlurals are the Latin and Greek plurals of technical books that
+// no suffix rule reaches without also catching "prices" or "cheeses":
+// R-intro prints "matrices" 44 times beside "matrix" 105 times.
+var classicalPlurals = map[string]string{
+	"matrices": "matrix", "indices": "index", "vertices": "vertex", "appendices": "appendix", "simplices": "simplex",
+	"vortices": "vortex", "apices": "apex", "crises": "crisis", "diagnoses": "diagnosis", "prognoses": "prognosis",
+	"criteria": "criterion", "phenomena": "phenomenon",
+}
+
+// classicalPlural gives the singular of a classical plural: "-theses" →
+// "-thesis" (hypotheses, parentheses, syntheses), "-yses" → "-ysis"
+// (analyses), or one of classicalPlurals; ok false for any other word.
+func classicalPlural(w []byte) ([]byte, bool) {
+	n := len(w)
+	if n < 6 {
+		return w, false
+	}
+	switch {
+	case w[n-1] == 's' && w[n-2] == 'e' && w[n-3] == 's':
+		switch {
+		case w[n-4] == 'e' && w[n-5] == 'h' && w[n-6] == 't', w[n-4] == 'y':
+			w[n-2] = 'i' // -ses → -sis
+			return w, true
+		case w[n-4] != 'i' && w[n-4] != 'o':
+			return w, false
+		}
+	case w[n-1] == 's' && w[n-2] == 'e' && w[n-3] == 'c' && w[n-4] == 'i':
+	case w[n-1] == 'a' && (w[n-2] == 'i' && w[n-3] == 'r' || w[n-2] == 'n' && w[n-3] == 'e'):
+	default:
+		return w, false
+	}
+	if c, ok := classicalPlurals[string(w)]; ok {
+		return append(w[:0], c...), true
+	}
+	return w, false
 }
 
 func asciiBytes(w []byte) bool {

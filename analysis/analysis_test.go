@@ -141,12 +141,17 @@ func TestStemBytesSibilants(t *testing.T) {
 		"taxes": "tax", "boxes": "box", "indexes": "index", "fixes": "fix", "hashes": "hash", "pushes": "push",
 		"matches": "match", "patches": "patch", "searches": "search", "branches": "branch", "buzzes": "buzz",
 		"caches": "cache", "aches": "ache", "niches": "niche", "axes": "axe", "classes": "class", "uses": "use",
+		"matrices": "matrix", "indices": "index", "vertices": "vertex", "hypotheses": "hypothesis", "parentheses": "parenthesis",
+		"theses": "thesis", "analyses": "analysis", "crises": "crisis", "criteria": "criterion", "phenomena": "phenomenon",
+		"prices": "price", "devices": "device", "cheeses": "cheese", "noses": "nose", "doses": "dose", "houses": "house",
+		"bases": "base", "antenna": "antenna", "hysteria": "hysteria", "hypothesis": "hypothesis", "matrix": "matrix",
 		"tax": "tax", "box": "box", "cache": "cache", "studies": "study", "vectors": "vector", "naïxes": "naix", "søxes": "søxes",
 	} {
 		require.Equal(t, want, string(stemBytes([]byte(in))), in)
 	}
 	// Query and text meet: a plural question word finds the singular.
 	require.Equal(t, Terms("income tax box"), Terms("Income taxes boxes"))
+	require.Equal(t, Terms("matrix index hypothesis"), Terms("Matrices indices hypotheses"))
 }
 
 // Asker words are matched against analysed terms, and stay searchable:

@@ -144,8 +144,8 @@ func hedge(t string) bool {
 // heldInSomeForm reports which of the terms of the question some chunk in
 // f holds in another form: one of a verb (verbForms: "warned" for "warn",
 // "machines" for "machine"; irregularForms: "sent" for "send"), the
-// singular or plural of the question's noun, irregular ones too ("index" for "indices", "analysis"
-// for "analyses", which the segmenter's light stemming leaves apart), or
+// singular or plural of the question's noun, irregular ones too ("mouse" for "mice", which the
+// segmenter's light stemming leaves apart), or
 // the compound written open (heldOpen). The terms themselves are known to
 // be held by none. On an error every term counts as held, so nothing is
 // refused for it.

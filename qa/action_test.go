@@ -50,7 +50,7 @@ func TestGuardAbsentAction(t *testing.T) {
 // refused and the reason names them; a hedge the book does not use
 // ("never") proves nothing, nor does a closed compound the book prints
 // open ("dataframe" of "data frame") or an irregular plural it prints in
-// the singular ("hypotheses"), an advice question ("should I …") is asked in
+// the singular ("mice"), an advice question ("should I …") is asked in
 // the reader's words for a plan and is answered from the page that says
 // what to do, and a claim whose words the book prints in other forms
 // (TestGuardInDomainUnanswerable's t.test question) is answered.
@@ -76,12 +76,18 @@ func TestGuardAbsentFromClaim(t *testing.T) {
 	require.Contains(t, a.Trace.Answerability.Absent, "dataframe")
 	require.NotEqual(t, qa.CodeNeverMentioned, a.Trace.Answerability.Code, "%s: %+v", q, a.Trace.Answerability)
 
-	// Nor a plural the book prints only in the singular: "hypotheses"
-	// segments to "hypothese", R-intro writes "hypothesis".
+	// A classical plural segments to its singular ("hypotheses" to
+	// R-intro's "hypothesis", since 2026-12-03), so it is no absent word;
+	// nor does an irregular plural the book prints only in the singular
+	// ("mice" of "mouse") prove anything.
 	q = "Can anova() compare the hypotheses of two nested models?"
 	a = ask(q)
-	require.Contains(t, a.Trace.Answerability.Absent, "hypothese")
+	require.NotContains(t, a.Trace.Answerability.Absent, "hypothesis")
 	require.False(t, a.Refused, "%s: %+v", q, a.Trace.Answerability)
+	q = "Can I click points on a plot with the mice and read their positions?"
+	a = ask(q)
+	require.Contains(t, a.Trace.Answerability.Absent, "mice")
+	require.NotEqual(t, qa.CodeNeverMentioned, a.Trace.Answerability.Code, "%s: %+v", q, a.Trace.Answerability)
 
 	// "How is …" asks the manner of a stated event: the dtc paper never
 	// mentions ARM boards.
