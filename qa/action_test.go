@@ -76,6 +76,13 @@ func TestGuardAbsentFromClaim(t *testing.T) {
 	require.Contains(t, a.Trace.Answerability.Absent, "dataframe")
 	require.NotEqual(t, qa.CodeNeverMentioned, a.Trace.Answerability.Code, "%s: %+v", q, a.Trace.Answerability)
 
+	// "A lot of" says how many, as "many" does: no word of the claim
+	// (refused before as "the book never mentions “lot”").
+	q = "If I remove a lot of objects with rm(), are they gone from the workspace?"
+	a = ask(q)
+	require.False(t, a.Refused, "%s: %+v", q, a.Trace.Answerability)
+	require.Contains(t, a.Answer, "rm", q)
+
 	// A classical plural segments to its singular ("hypotheses" to
 	// R-intro's "hypothesis", since 2026-12-03), so it is no absent word;
 	// nor does an irregular plural the book prints only in the singular
