@@ -52,7 +52,7 @@ func Terms(s string) []string {
 // keep t, which is overwritten by the next term.
 func EachTerm(s string, fn func(t []byte)) { eachTerm(s, false, fn) }
 
-// EachTermV1 is EachTerm with the plural rule of hash-ngram-v1 (stemV1),
+// EachTermV1 is EachTerm with the plural rule of hash-ngram-v1 (pluralV1),
 // for the builtin embedder alone: its vectors are stored, so the terms it
 // hashes must stay what they were when a library was embedded, while the
 // lexical index, which re-segments on start when the analysis changes (its
@@ -392,18 +392,17 @@ func IsCJK(r rune) bool {
 	return r >= 0x1100 && unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 
-// stemBytes strips English plural endings from ASCII words, in place in
-// the word's buffer; it is deliberately light so it never merges unrelated
-// words. Over stemV1 it takes "-es" off after a sibilant that cannot end a
-// singular in "e" (x, sh, tch, rch, nch, zz): "taxes", "boxes", "hashes",
-// "matches", "searches" meet "tax", "box", "hash", "match", "search", where
-// stemV1 left "taxe", "boxe", … that no singular shares. "-ches" after a
-// vowel keeps its "e" ("caches" → "cache", "aches" → "ache").
-func stemBytes(w []byte) []byte { return stemWord(w, true, false) }
-
-// stemWord is stemBytes (v1 false) or stemV1 (v1 true) of a word; wide
-// false promises it is ASCII (eachTerm knows), which spares a scan of
-// every word's bytes.
+// stemWord strips English plural endings from a word, in place in the
+// word's buffer; it is deliberately light so it never merges unrelated
+// words. v1 true applies hash-ngram-v1's rule alone (pluralV1: the builtin
+// embedder's, frozen). Otherwise accents are folded first (foldMarks), and
+// "-es" comes off after a sibilant that cannot end a singular in "e" (x,
+// sh, tch, rch, nch, zz): "taxes", "boxes", "hashes", "matches", "searches"
+// meet "tax", "box", "hash", "match", "search", where v1 left "taxe",
+// "boxe", … that no singular shares ("-ches" after a vowel keeps its "e":
+// "caches" → "cache"); classical plurals go to their singular
+// (classicalPlural). wide false promises the word is ASCII (eachTerm
+// knows), which spares a scan of every word's bytes.
 func stemWord(w []byte, wide, v1 bool) []byte {
 	if wide && !asciiBytes(w) {
 		if v1 {
@@ -539,12 +538,10 @@ func sibilantEnd(s []byte) bool {
 	return false
 }
 
-// stemV1 is the plural rule the builtin embedder's features were fixed with
-// (hash-ngram-v1, see EachTermV1): -ies → -y, -sses → -ss, else a final "s"
-// after anything but s, u, i. Frozen: stored vectors depend on it.
-func stemV1(w []byte) []byte { return stemWord(w, true, true) }
-
-// pluralV1 is stemV1's rule on an ASCII word.
+// pluralV1 is the plural rule the builtin embedder's features were fixed
+// with (hash-ngram-v1, see EachTermV1), on an ASCII word: -ies → -y, -sses
+// → -ss, else a final "s" after anything but s, u, i. Frozen: stored
+// vectors depend on it.
 func pluralV1(w []byte) []byte {
 	if len(w) < 4 {
 		return w
