@@ -500,6 +500,8 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 	best := -1.0
 	clock := kind == typeClock
 	timed := false // a window passing the bar states a time of day
+	countedAs, counted := countedNouns(question, p.deps.Terms)
+	counts := false // a window of the context gives a number of a counted noun
 	ws := windows(chunks, a.units, 3)
 	for _, w := range ws {
 		cov, covered := coverageOf(judged, w.terms)
@@ -509,11 +511,22 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 		if clock && cov >= a.Bar && typeClock.statedIn(w.text) {
 			timed = true
 		}
+		// The count may stand beside the passage that holds the question's
+		// terms ("n (default 512) points" two sentences after "locator()
+		// returns the locations of the points selected").
+		if len(counted) > 0 && !counts && slices.ContainsFunc(counted, func(t string) bool { return w.terms[t] }) && countsIn(w.text, counted) {
+			counts = true
+		}
 	}
 	a.Coverage = max(best, 0)
 	if clock && a.Coverage >= a.Bar && !timed {
 		a.Code = CodeNoAnswer
 		a.Reason = "the question asks for a time of day, and no passage holding its terms states one"
+		return a
+	}
+	if len(counted) > 0 && a.Coverage >= a.Bar && !counts {
+		a.Code = CodeNoAnswer
+		a.Reason = fmt.Sprintf("the question asks “how many %s …”, and no passage found gives a number of them", strings.Join(countedAs, " …”, “how many "))
 		return a
 	}
 	if a.Coverage < a.Bar && p.partsAnswerable(question, judged, ws, a.Bar) {

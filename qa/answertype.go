@@ -90,6 +90,99 @@ var (
 	quantityWord = regexp.MustCompile(`(?i)\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|hundred|thousand|million|billion|half|twice|double)\b|[一二三四五六七八九十百千万两]`)
 )
 
+// asksCount finds "how many" and the words after it, for countedNouns.
+var asksCount = regexp.MustCompile(`(?i)\bhow\s+many\s+([a-z][a-z-]*)(?:\s+([a-z][a-z-]*))?`)
+
+// countedNouns returns what an English "how many" question counts, as
+// typed (phrases, for the reason) and as terms: the word after "how many"
+// and, unless a stop word or an auxiliary follows it, the next one too,
+// since either may be the noun ("how many text consoles can I …", "how
+// many people wrote …"); a passage holding either will do. An answer
+// states a number of them, so a passage that holds the question's other
+// words and some number, but not the thing counted, answers another
+// question ("how many lines of C code is the package?" of a paper giving
+// its buffer sizes). "How many times" asks how often, which a book states
+// without the word ("twice"): it counts nothing here.
+func countedNouns(question string, terms func(string) []string) (phrases, counted []string) {
+	if !framed(question) {
+		return nil, nil
+	}
+	for _, m := range asksCount.FindAllStringSubmatch(question, -1) {
+		words := []string{m[1]}
+		if m[2] != "" && !analysis.IsStopword(strings.ToLower(m[2])) && !isAuxiliary(m[2]) {
+			words = append(words, m[2])
+		}
+		if analysis.IsStopword(strings.ToLower(m[1])) || strings.EqualFold(m[1], "times") {
+			continue
+		}
+		n := len(counted)
+		for _, w := range words {
+			if ts := terms(w); len(ts) == 1 {
+				counted = append(counted, ts[0])
+			}
+		}
+		if len(counted) > n {
+			phrases = append(phrases, strings.Join(words, " "))
+		}
+	}
+	return phrases, counted
+}
+
+// countsIn reports whether text gives a number of one of the counted
+// terms: a number (digits, or a number word) within five terms of it (stop words count),
+// before or after ("25 packages", "six switchable VT100-like character
+// consoles", "n (default 512) points"). A number elsewhere in the passage
+// counts something else ("the one melts" beside "a copy").
+func countsIn(text string, counted []string) bool {
+	const near = 5
+	lastNum, lastNoun := -near-1, -near-1
+	i, found := 0, false
+	analysis.EachTerm(text, func(t []byte) {
+		if found {
+			return
+		}
+		switch {
+		case isNumberTerm(t):
+			lastNum = i
+			if i-lastNoun <= near {
+				found = true
+			}
+		case slices.Contains(counted, string(t)):
+			lastNoun = i
+			if i-lastNum <= near {
+				found = true
+			}
+		}
+		i++
+	})
+	return found
+}
+
+// isNumberTerm reports a term in digits or an English number word.
+func isNumberTerm(t []byte) bool {
+	if len(t) > 0 && t[0] >= '0' && t[0] <= '9' {
+		return true
+	}
+	switch string(t) {
+	case "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen",
+		"fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "thirty", "forty", "fifty",
+		"sixty", "seventy", "eighty", "ninety", "hundred", "thousand", "million", "billion", "dozen", "one", "single":
+		return true
+	}
+	return false
+}
+
+// isAuxiliary reports the verbs that open a "how many" question's verb
+// phrase ("how many bits does …").
+func isAuxiliary(w string) bool {
+	switch strings.ToLower(w) {
+	case "do", "does", "did", "is", "are", "was", "were", "can", "could", "will", "would", "should", "shall",
+		"may", "might", "must", "has", "have", "had", "come", "came", "get", "got":
+		return true
+	}
+	return false
+}
+
 // askedType reads the answer type of a question (typeAny when it asks for
 // no particular kind of statement).
 func askedType(question string) answerType {

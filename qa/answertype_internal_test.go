@@ -190,3 +190,35 @@ func TestFramed(t *testing.T) {
 		require.Empty(t, howWords(q, analysis.Terms), q)
 	}
 }
+
+// countedNouns reads what a "how many" question counts (either of two
+// words, since either may be the noun), and countsIn finds a number of it
+// within five terms.
+func TestCountedNouns(t *testing.T) {
+	for q, want := range map[string][]string{
+		"How many copies of Walden sold when it first came out?":                                  {"copy"},
+		"How many text consoles can I switch between?":                                            {"text", "console"},
+		"How many bits does an overflow page address have?":                                       {"bit"},
+		"If I call locator() without saying how many points I want, how many clicks will it take?": {"point", "click"},
+		"How many people wrote the first version of R?":                                           {"people", "wrote"},
+		"Roughly how many times has JnJ sold its inventory?":                                      nil, // how often
+		"How much memory does it use?":                                                            nil,
+		"What is a factor?":                                                                       nil,
+	} {
+		_, got := countedNouns(q, analysis.Terms)
+		require.Equal(t, want, got, q)
+	}
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"There are about 25 packages supplied with R.", true},
+		{"This continues until n (default 512) points have been selected.", true},
+		{"six switchable VT100-like character consoles", true},
+		{"The packages were all supplied by the core team long before version 2 came out.", false},
+		{"The one melts, the other but breaks in pieces; a copy of the book", false},
+	} {
+		counted := []string{"package", "point", "console", "copy"}
+		require.Equal(t, c.want, countsIn(c.text, counted), c.text)
+	}
+}

@@ -419,3 +419,22 @@ func TestGuardUnseenSymbol(t *testing.T) {
 		}
 	}
 }
+
+// TestGuardUncounted: a "how many" question is answered only where some
+// passage gives a number of what it counts. R-intro never counts its
+// users, and the passages sharing the question's other words count other
+// things; it does give locator()'s default count of points ("n (default
+// 512) points"), two sentences from the passage that answers.
+func TestGuardUncounted(t *testing.T) {
+	p := shared(t).pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
+	ask := askBook(t, p, alice, bookR)
+	q := "How many users does R have worldwide?"
+	a := ask(q)
+	require.True(t, a.Refused, "%s: %s", q, a.Answer)
+	require.Equal(t, qa.CodeNoAnswer, a.Trace.Answerability.Code)
+	require.Contains(t, a.Trace.Answerability.Reason, "“how many users …”")
+
+	q = "If I call locator() without saying how many points I want, how many clicks will it accept?"
+	a = ask(q)
+	require.False(t, a.Refused, "%s: %+v", q, a.Trace.Answerability)
+}
