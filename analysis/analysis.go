@@ -404,7 +404,7 @@ func IsCJK(r rune) bool {
 // (classicalPlural). wide false promises the word is ASCII (eachTerm
 // knows), which spares a scan of every word's bytes.
 func stemWord(w []byte, wide, v1 bool) []byte {
-	if wide && !asciiBytes(w) {
+	if wide && !isASCII(w) {
 		if v1 {
 			return w
 		}
@@ -461,15 +461,6 @@ func classicalPlural(w []byte) ([]byte, bool) {
 	return w, false
 }
 
-func asciiBytes(w []byte) bool {
-	for _, b := range w {
-		if b >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
 // foldMarks takes the accents off a Latin word, in place, when every
 // letter of it is an ASCII letter with combining marks ("Gödel" → "godel",
 // "naïve", "café", "Erdős"), so a question typed without them finds the
@@ -478,48 +469,31 @@ func asciiBytes(w []byte) bool {
 // half-folded word would match neither spelling.
 func foldMarks(w []byte) ([]byte, bool) {
 	var buf [16]byte
-	// base returns the ASCII letter a non-ASCII letter folds to, or 0.
-	base := func(l []byte) byte {
-		d := norm.NFD.Append(buf[:0], l...)
-		if len(d) < 2 || d[0] >= 0x80 {
-			return 0
-		}
-		for k := 1; k < len(d); {
-			r, n := utf8.DecodeRune(d[k:])
-			if !unicode.Is(unicode.Mn, r) {
-				return 0
-			}
-			k += n
-		}
-		return d[0]
-	}
-	// Checked before anything is written: the word is folded whole or
-	// left as it was.
+	var folded [64]byte
+	out := folded[:0] // written apart, so a word that does not fold stays as it was
 	for i := 0; i < len(w); {
 		if w[i] < 0x80 {
+			out = append(out, w[i])
 			i++
 			continue
 		}
 		_, size := utf8.DecodeRune(w[i:])
-		if base(w[i:i+size]) == 0 {
+		d := norm.NFD.Append(buf[:0], w[i:i+size]...)
+		if len(d) < 2 || d[0] >= 0x80 {
 			return w, false
 		}
+		for k := 1; k < len(d); {
+			r, n := utf8.DecodeRune(d[k:])
+			if !unicode.Is(unicode.Mn, r) {
+				return w, false
+			}
+			k += n
+		}
+		out = append(out, d[0])
 		i += size
 	}
-	j := 0
-	for i := 0; i < len(w); {
-		if w[i] < 0x80 {
-			w[j] = w[i]
-			i, j = i+1, j+1
-			continue
-		}
-		_, size := utf8.DecodeRune(w[i:])
-		// The base letter is one byte where the letter was two or more, so
-		// writing at j never overtakes reading at i.
-		w[j] = base(w[i : i+size])
-		i, j = i+size, j+1
-	}
-	return w[:j], true
+	// One byte a letter where each was two or more: it fits in w.
+	return append(w[:0], out...), true
 }
 
 // sibilantEnd reports whether a stem ends in x, sh, tch, rch, nch or zz.
@@ -562,7 +536,7 @@ func pluralV1(w []byte) []byte {
 	return w
 }
 
-func isASCII(s string) bool {
+func isASCII[S ~string | ~[]byte](s S) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= 0x80 {
 			return false

@@ -501,7 +501,7 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 	clock := kind == typeClock
 	timed := false // a window passing the bar states a time of day
 	countedAs, counted := countedNouns(question, p.deps.Terms)
-	counts := false // a window of the context gives a number of a counted noun
+	counts := false // a sentence of the context gives a number of a counted noun
 	ws := windows(chunks, a.units, 3)
 	for _, w := range ws {
 		cov, covered := coverageOf(judged, w.terms)
@@ -513,9 +513,12 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 		}
 		// The count may stand beside the passage that holds the question's
 		// terms ("n (default 512) points" two sentences after "locator()
-		// returns the locations of the points selected").
-		if len(counted) > 0 && !counts && slices.ContainsFunc(counted, func(t string) bool { return w.terms[t] }) && countsIn(w.text, counted) {
-			counts = true
+		// returns the locations of the points selected"). Each sentence is
+		// read once, as the first of its window.
+		if len(counted) > 0 && !counts {
+			units, _ := a.units.units(&w.chunk)
+			u := units[w.first]
+			counts = slices.ContainsFunc(counted, func(t string) bool { return u.terms[t] }) && countsIn(u.text, counted)
 		}
 	}
 	a.Coverage = max(best, 0)

@@ -87,7 +87,7 @@ var (
 	// sentence naming 保罗·塞里诺 for 由谁提出, so 谁 questions keep no type.
 	agentWord = regexp.MustCompile(`\b(?:\p{L}+(?:ed|en|wn|lt|ght)|made|done|run|led|held|kept)\s+by\s+(?:Dr\.?\s+|Prof\.?\s+)?\p{Lu}[\p{L}&’'.-]+|\b\p{Lu}\p{Ll}+(?:\s+\p{Lu}\.)?(?:\s+\p{Lu}\p{Ll}+)?\s+(?:wrote|developed|designed|created|invented|founded|built|discovered|introduced|proposed|devised|implemented)\b`)
 	// quantityWord: a number in digits or words.
-	quantityWord = regexp.MustCompile(`(?i)\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|hundred|thousand|million|billion|half|twice|double)\b|[一二三四五六七八九十百千万两]`)
+	quantityWord = regexp.MustCompile(`(?i)\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen|single|half|twice|double)\b|[一二三四五六七八九十百千万两]`)
 )
 
 // asksCount finds "how many" and the words after it, for countedNouns.
@@ -129,7 +129,8 @@ func countedNouns(question string, terms func(string) []string) (phrases, counte
 }
 
 // countsIn reports whether text gives a number of one of the counted
-// terms: a number (digits, or a number word) within five terms of it (stop words count),
+// terms: a number (quantityWord: digits or a number word) within five terms
+// of it (stop words count),
 // before or after ("25 packages", "six switchable VT100-like character
 // consoles", "n (default 512) points"). A number elsewhere in the passage
 // counts something else ("the one melts" beside "a copy").
@@ -142,7 +143,7 @@ func countsIn(text string, counted []string) bool {
 			return
 		}
 		switch {
-		case isNumberTerm(t):
+		case quantityWord.Match(t):
 			lastNum = i
 			if i-lastNoun <= near {
 				found = true
@@ -158,26 +159,11 @@ func countsIn(text string, counted []string) bool {
 	return found
 }
 
-// isNumberTerm reports a term in digits or an English number word.
-func isNumberTerm(t []byte) bool {
-	if len(t) > 0 && t[0] >= '0' && t[0] <= '9' {
-		return true
-	}
-	switch string(t) {
-	case "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen",
-		"fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty", "thirty", "forty", "fifty",
-		"sixty", "seventy", "eighty", "ninety", "hundred", "thousand", "million", "billion", "dozen", "one", "single":
-		return true
-	}
-	return false
-}
-
-// isAuxiliary reports the verbs that open a "how many" question's verb
-// phrase ("how many bits does …").
+// isAuxiliary reports the verbs, other than the stop words, that open a
+// "how many" question's verb phrase ("how many copies may I make").
 func isAuxiliary(w string) bool {
 	switch strings.ToLower(w) {
-	case "do", "does", "did", "is", "are", "was", "were", "can", "could", "will", "would", "should", "shall",
-		"may", "might", "must", "has", "have", "had", "come", "came", "get", "got":
+	case "shall", "may", "might", "must", "come", "came", "get", "got":
 		return true
 	}
 	return false

@@ -196,14 +196,14 @@ func TestFramed(t *testing.T) {
 // within five terms.
 func TestCountedNouns(t *testing.T) {
 	for q, want := range map[string][]string{
-		"How many copies of Walden sold when it first came out?":                                  {"copy"},
-		"How many text consoles can I switch between?":                                            {"text", "console"},
-		"How many bits does an overflow page address have?":                                       {"bit"},
+		"How many copies of Walden sold when it first came out?":                                   {"copy"},
+		"How many text consoles can I switch between?":                                             {"text", "console"},
+		"How many bits does an overflow page address have?":                                        {"bit"},
 		"If I call locator() without saying how many points I want, how many clicks will it take?": {"point", "click"},
-		"How many people wrote the first version of R?":                                           {"people", "wrote"},
-		"Roughly how many times has JnJ sold its inventory?":                                      nil, // how often
-		"How much memory does it use?":                                                            nil,
-		"What is a factor?":                                                                       nil,
+		"How many people wrote the first version of R?":                                            {"people", "wrote"},
+		"Roughly how many times has JnJ sold its inventory?":                                       nil, // how often
+		"How much memory does it use?":                                                             nil,
+		"What is a factor?":                                                                        nil,
 	} {
 		_, got := countedNouns(q, analysis.Terms)
 		require.Equal(t, want, got, q)
