@@ -16,7 +16,7 @@ run: build
 vet:
 	$(GO) vet ./...
 
-# lint is vet, staticcheck, and deadcode: no production code may be reachable
+# lint is vet, gofmt, staticcheck, and deadcode: no production code may be reachable
 # only from tests (deadcode exits 0 on findings, so any output fails here).
 # .ci/run installs the pinned tools; elsewhere `go install` them the same way.
 GOBIN_DIR   := $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
@@ -24,6 +24,7 @@ STATICCHECK ?= $(GOBIN_DIR)/staticcheck
 DEADCODE    ?= $(GOBIN_DIR)/deadcode
 
 lint: vet
+	@out="$$("$$($(GO) env GOROOT)/bin/gofmt" -l .)"; if [ -n "$$out" ]; then echo "$$out"; echo "gofmt: these files are not formatted (gofmt -w them)"; exit 1; fi
 	$(STATICCHECK) ./...
 	@out="$$($(DEADCODE) -test=false ./cmd/...)" || exit 1; \
 	if [ -n "$$out" ]; then echo "$$out"; echo "deadcode: production code reachable only from tests (delete it, or use it)"; exit 1; fi
