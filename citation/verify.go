@@ -90,8 +90,38 @@ type KeptStatement struct {
 }
 
 // markers matches [n] markers an answerer may have written itself; numbers
-// are assigned here, after verification, so they are stripped.
+// are assigned here, after verification, so they are stripped
+// (stripMarkers).
 var markers = regexp.MustCompile(`\s*\[\d+(?:\s*,\s*\d+)*\]`)
+
+// stripMarkers takes the answerer's own [n] markers out of a statement,
+// but not an index glued to a word that the statement's quotes print the
+// same way: R-intro's "e[3] <- 17" copied into an answer is the book's
+// code, not a marker ("e <- 17" would be a different program).
+func stripMarkers(text string, claims []Claim) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range markers.FindAllStringIndex(text, -1) {
+		if a := m[0]; a > 0 && text[a] == '[' && isWordByte(text[a-1]) {
+			w := a - 1
+			for w > 0 && isWordByte(text[w-1]) {
+				w--
+			}
+			code := text[w:m[1]]
+			if slices.ContainsFunc(claims, func(cl Claim) bool { return strings.Contains(cl.Quote, code) }) {
+				continue
+			}
+		}
+		b.WriteString(text[last:m[0]])
+		last = m[1]
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c == '.' || c == ')' || c == ']' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
 
 // maxRejectedQuote bounds quotes copied into rejections, which end up in
 // traces.
@@ -116,7 +146,7 @@ func Verify(statements []Statement, context map[string]citebook.Chunk, known fun
 	}
 	numbers := map[key]int{}
 	for _, st := range statements {
-		text := strings.TrimSpace(markers.ReplaceAllString(st.Text, ""))
+		text := strings.TrimSpace(stripMarkers(st.Text, st.Citations))
 		var (
 			found  []citebook.Citation
 			claims []Claim

@@ -213,3 +213,20 @@ func TestVerify(t *testing.T) {
 		})
 	}
 }
+
+// TestStripMarkers: the answerer's own [n] markers go, wherever written,
+// but an index glued to a word that the cited quote prints the same way is
+// the book's code and stays (R-intro p. 21: "e[3] <- 17").
+func TestStripMarkers(t *testing.T) {
+	quote := []Claim{{"r", "Thus\n\n> e[3] <- 17\n\nnow makes e a vector of length 3"}}
+	for _, tt := range []struct{ text, want string }{
+		{"Thus > e[3] <- 17 makes e of length 3 [1].", "Thus > e[3] <- 17 makes e of length 3."},
+		{"Thus > e[3] <- 17 makes e of length 3.[2]", "Thus > e[3] <- 17 makes e of length 3."},
+		{"Assigning e[3] grows it [1, 2]", "Assigning e[3] grows it"},
+		{"Assigning x[3] grows it [1]", "Assigning x grows it"}, // not the quote's code: read as a marker
+		{"It grows[1] by assignment", "It grows by assignment"},
+	} {
+		require.Equal(t, tt.want, stripMarkers(tt.text, quote), tt.text)
+	}
+	require.Equal(t, "e grows", stripMarkers("e[3] grows", nil), "no quote, no code")
+}

@@ -51,6 +51,9 @@ type LexicalIndex interface {
 	// Search returns the k best BM25 matches for query among chunks the
 	// filter matches, applying the filter during the search.
 	Search(ctx context.Context, query string, f citebook.Filter, k int) ([]citebook.Hit, error)
+	// SearchForms is Search with a query term matched in its other forms
+	// too, counted as one term (forms: term → its other forms, as terms).
+	SearchForms(ctx context.Context, query string, forms map[string][]string, f citebook.Filter, k int) ([]citebook.Hit, error)
 	// IDs lists the IDs of every indexed chunk of a book.
 	IDs(ctx context.Context, bookID string) ([]string, error)
 	// Get returns indexed chunks by ID with their Version and Retired, in

@@ -151,34 +151,7 @@ func hedge(t string) bool {
 // refused for it.
 func (p *Pipeline) heldInSomeForm(ctx context.Context, question string, terms []string, f citebook.Filter) map[string]bool {
 	held := map[string]bool{}
-	var forms []string
-	var of []string // the term each form is a form of
-	add := func(t, form string) {
-		if ts := p.deps.Terms(form); len(ts) == 1 && ts[0] != t {
-			forms, of = append(forms, ts[0]), append(of, t)
-		}
-	}
-	surfaces := map[string][]string{}
-	for _, w := range latinWord.FindAllString(question, -1) {
-		w = strings.ToLower(w)
-		if ts := p.deps.Terms(w); len(ts) == 1 {
-			surfaces[ts[0]] = append(surfaces[ts[0]], w)
-		}
-	}
-	for _, t := range terms {
-		for _, base := range append(verbBases(t), t) {
-			for _, form := range append(verbForms(base), base) {
-				add(t, form)
-			}
-		}
-		for _, w := range surfaces[t] {
-			add(t, p.nouns.Singular(w))
-			add(t, p.nouns.Plural(w))
-			for _, form := range irregularForms(w) {
-				add(t, form)
-			}
-		}
-	}
+	forms, of := p.otherForms(question, terms)
 	if len(forms) == 0 {
 		return held
 	}
@@ -204,6 +177,86 @@ func (p *Pipeline) heldInSomeForm(ctx context.Context, question string, terms []
 		held[t] = true
 	}
 	return held
+}
+
+// otherForms are the other forms of the question's terms, as terms: a
+// verb's regular and irregular inflections and a noun's singular and
+// plural (see heldInSomeForm); of[i] is the term forms[i] is a form of.
+// Forms no book holds are among them: the caller asks the index.
+func (p *Pipeline) otherForms(question string, terms []string) (forms, of []string) {
+	seen := map[[2]string]bool{}
+	add := func(t, form string) {
+		if ts := p.deps.Terms(form); len(ts) == 1 && ts[0] != t && !seen[[2]string{t, ts[0]}] {
+			seen[[2]string{t, ts[0]}] = true
+			forms, of = append(forms, ts[0]), append(of, t)
+		}
+	}
+	surfaces := map[string][]string{}
+	for _, w := range latinWord.FindAllString(question, -1) {
+		w = strings.ToLower(w)
+		if ts := p.deps.Terms(w); len(ts) == 1 {
+			surfaces[ts[0]] = append(surfaces[ts[0]], w)
+		}
+	}
+	for _, t := range terms {
+		for _, base := range append(verbBases(t), t) {
+			for _, form := range append(verbForms(base), base) {
+				add(t, form)
+			}
+		}
+		for _, w := range surfaces[t] {
+			add(t, p.nouns.Singular(w))
+			add(t, p.nouns.Plural(w))
+			for _, form := range irregularForms(w) {
+				add(t, form)
+			}
+		}
+	}
+	return forms, of
+}
+
+// wordForms are the other forms of the question's key terms that some
+// chunk in f holds, by term ("live" → "lived", "living"; "delete" →
+// "deleted"; "begin" → "began"): the segmenter stems plurals only, so "How
+// long did he live there" shares no term with "I lived there two years".
+// The question's BM25 search counts a term's forms as the term
+// (LexicalSearcher.SearchForms). Nil without statistics or on an error.
+func (p *Pipeline) wordForms(ctx context.Context, question string, f citebook.Filter) map[string][]string {
+	if p.deps.Stats == nil || p.deps.Terms == nil || len(f.Books) == 0 {
+		return nil
+	}
+	var terms []string
+	for _, t := range analysis.ContentTerms(p.deps.Terms(question)) {
+		// Three letters are too few to inflect by rule ("his" is no verb
+		// "hiss"), unless the word is an irregular verb's ("cut", "ran").
+		if isLatinTerm(t) && (len(t) > 3 || irregularForms(t) != nil) && !slices.Contains(terms, t) {
+			terms = append(terms, t)
+		}
+	}
+	forms, of := p.otherForms(question, terms)
+	if len(forms) == 0 {
+		return nil
+	}
+	df, _, err := p.deps.Stats.DocFreq(ctx, forms, f)
+	if err != nil || len(df) != len(forms) {
+		return nil
+	}
+	var held map[string][]string
+	for i, d := range df {
+		// A stop word is never searched, in any form: "done" is not
+		// widened to every chunk that says "do" or "did".
+		if d > 0 && !analysis.IsStopword(forms[i]) {
+			if held == nil {
+				held = map[string][]string{}
+			}
+			held[of[i]] = append(held[of[i]], forms[i])
+		}
+	}
+	return held
+}
+
+func isLatinTerm(t string) bool {
+	return len(t) >= 3 && !strings.ContainsFunc(t, func(r rune) bool { return r < 'a' || r > 'z' })
 }
 
 // heldOpen reports which of the terms some chunk in f prints as two words
@@ -282,8 +335,11 @@ func (p *Pipeline) sideBySide(ctx context.Context, a, b string, f citebook.Filte
 // a final e dropped, a final y turned to i and a final consonant doubled
 // where English spelling may do so ("merging", "copied", "stopped").
 func verbForms(v string) []string {
-	out := []string{v + "s", v + "es", v + "ed", v + "d", v + "ing"}
+	out := []string{v + "s", v + "ed", v + "d", v + "ing"}
 	n := len(v)
+	if n > 0 && strings.IndexByte("sxzho", v[n-1]) >= 0 {
+		out = append(out, v+"es") // "passes", "fixes", "pushes", "goes"; "quites" would stem to "quite"
+	}
 	if n < 3 {
 		return out
 	}

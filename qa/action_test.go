@@ -122,3 +122,25 @@ func askBook(t *testing.T, p *qa.Pipeline, who citebook.Principal, book string) 
 		return a
 	}
 }
+
+// TestWordForms checks that a question's words are searched in the forms
+// R-intro prints them in: "store" finds the sentence that says "stored",
+// and the trace lists the forms matched. Only forms the book holds are
+// searched, never a word a rule would make of a pronoun ("his" → "hissing")
+// or of another word ("quit" → "quites" → "quite").
+func TestWordForms(t *testing.T) {
+	p := shared(t).pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
+	a, err := p.Ask(context.Background(), alice, qa.Request{Question: "How can I store all my objects permanently?", BookIDs: []string{bookR}}, nil)
+	require.NoError(t, err)
+	require.NotEmpty(t, a.Trace.Forms)
+	require.Contains(t, a.Trace.Forms[0]["store"], "stored")
+	require.False(t, a.Refused, "%+v", a.Trace.Answerability)
+	require.Contains(t, a.Citations[0].Quote, "stored permanently")
+
+	a, err = p.Ask(context.Background(), alice, qa.Request{Question: "What does his session keep when I quit R?", BookIDs: []string{bookR}}, nil)
+	require.NoError(t, err)
+	for _, forms := range a.Trace.Forms {
+		require.NotContains(t, forms, "his")
+		require.NotContains(t, forms["quit"], "quite")
+	}
+}

@@ -24,6 +24,10 @@ type heldLexical struct {
 }
 
 func (h *heldLexical) Search(ctx context.Context, q string, f citebook.Filter, k int) ([]citebook.Hit, error) {
+	return h.SearchForms(ctx, q, nil, f, k)
+}
+
+func (h *heldLexical) SearchForms(ctx context.Context, q string, forms map[string][]string, f citebook.Filter, k int) ([]citebook.Hit, error) {
 	n := h.running.Add(1)
 	defer h.running.Add(-1)
 	for m := h.most.Load(); n > m && !h.most.CompareAndSwap(m, n); m = h.most.Load() {
@@ -32,7 +36,7 @@ func (h *heldLexical) Search(ctx context.Context, q string, f citebook.Filter, k
 		close(h.entered)
 		<-h.release
 	}
-	return h.LexicalSearcher.Search(ctx, q, f, k)
+	return h.LexicalSearcher.SearchForms(ctx, q, forms, f, k)
 }
 
 // TestConcurrencyTakesTurns: with Options.Concurrency 1 a question waits

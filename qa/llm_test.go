@@ -374,7 +374,7 @@ func TestAskMixedModelKeepsOnlyVerified(t *testing.T) {
 		qa.Request{Question: "How do I change the length of an object?"}, nil)
 	require.NoError(t, err)
 	require.False(t, a.Refused)
-	require.Equal(t, strings.Join(strings.Fields(said), " ")+" [1]", a.Answer)
+	require.Equal(t, strings.Join(strings.Fields(said), " ")+" [1]", strings.Join(strings.Fields(a.Answer), " "), "the quoted sentence as said, its code indices kept")
 	require.Len(t, a.Citations, 1)
 	require.Equal(t, 1, a.Trace.Unsupported)
 	require.Len(t, a.Trace.Rejected, 1)

@@ -49,20 +49,21 @@ type Trace struct {
 	// Respelled are the question's words searched in the books' spelling
 	// ("neighbouring → neighboring", see respell) or script ("編譯 →
 	// 编译", see rescript).
-	Respelled     []string           `json:"respelled,omitempty"`
-	Expanded      []string           `json:"expanded,omitempty"`      // the queries searched, when the books' definitions added to them
-	TitleQueries  []string           `json:"title_queries,omitempty"` // searches for the pages of the statements a question names (see DefaultStatements)
-	Books         []BookScore        `json:"books,omitempty"`         // books ranked by their metadata, when the scope has several
-	Period        string             `json:"period,omitempty"`        // the period the question asks about ("Q2 FY2024"), which ranks filings by the period their covers state
-	Retrieved     []TraceHit         `json:"retrieved"`
-	Dropped       []Dropped          `json:"dropped,omitempty"`
-	Context       []string           `json:"context"` // chunk IDs given to the answerer, in order
-	ContextTokens int                `json:"context_tokens"`
-	Model         string             `json:"model"`
-	PromptTokens  int                `json:"prompt_tokens,omitempty"`
-	OutputTokens  int                `json:"output_tokens,omitempty"`
-	TimingsMS     map[string]float64 `json:"timings_ms"`
-	Rejected      []Rejected         `json:"rejected,omitempty"`
+	Respelled     []string              `json:"respelled,omitempty"`
+	Expanded      []string              `json:"expanded,omitempty"`      // the queries searched, when the books' definitions added to them
+	Forms         []map[string][]string `json:"forms,omitempty"`         // other forms of the question's words its keyword search matched, by term
+	TitleQueries  []string              `json:"title_queries,omitempty"` // searches for the pages of the statements a question names (see DefaultStatements)
+	Books         []BookScore           `json:"books,omitempty"`         // books ranked by their metadata, when the scope has several
+	Period        string                `json:"period,omitempty"`        // the period the question asks about ("Q2 FY2024"), which ranks filings by the period their covers state
+	Retrieved     []TraceHit            `json:"retrieved"`
+	Dropped       []Dropped             `json:"dropped,omitempty"`
+	Context       []string              `json:"context"` // chunk IDs given to the answerer, in order
+	ContextTokens int                   `json:"context_tokens"`
+	Model         string                `json:"model"`
+	PromptTokens  int                   `json:"prompt_tokens,omitempty"`
+	OutputTokens  int                   `json:"output_tokens,omitempty"`
+	TimingsMS     map[string]float64    `json:"timings_ms"`
+	Rejected      []Rejected            `json:"rejected,omitempty"`
 	// Snapped lists the quotes not found verbatim that were replaced by
 	// the chunk's real text before the support check (citation.Snapped).
 	Snapped      []citation.Snapped `json:"snapped,omitempty"`

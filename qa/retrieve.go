@@ -7,14 +7,14 @@ import (
 )
 
 // retrieve runs one query against both retrievers inside the filter, n
-// vectors and nl keyword hits. Each over-fetches so fusion and thresholding
+// vectors and nl keyword hits, the keywords also in their forms. Each over-fetches so fusion and thresholding
 // have room to work before the cut to k.
-func (p *Pipeline) retrieve(ctx context.Context, query string, vec []float32, f citebook.Filter, n, nl int) (vec_, lex []citebook.Hit, err error) {
+func (p *Pipeline) retrieve(ctx context.Context, query string, forms map[string][]string, vec []float32, f citebook.Filter, n, nl int) (vec_, lex []citebook.Hit, err error) {
 	vec_, err = p.deps.Vectors.Search(ctx, vec, f, n)
 	if err != nil {
 		return nil, nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "vector search failed")
 	}
-	lex, err = p.deps.Lexical.Search(ctx, query, f, nl)
+	lex, err = p.deps.Lexical.SearchForms(ctx, query, forms, f, nl)
 	if err != nil {
 		return nil, nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "keyword search failed")
 	}

@@ -74,10 +74,14 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 		return nil, err
 	}
 	searched := make([]string, len(fd.queries))
+	forms := make([]map[string][]string, len(fd.queries))
 	for i, query := range fd.queries {
 		searched[i] = expand(query, defs, p.thesaurus, p.pageKinds)
 		if searched[i] != query {
 			tr.Expanded = searched
+		}
+		if forms[i] = p.wordForms(ctx, query, f); forms[i] != nil {
+			tr.Forms = append(tr.Forms, forms[i])
 		}
 	}
 	sw.lap("route")
@@ -122,12 +126,12 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 		if i == 0 {
 			rw = rewrites // of the question as asked, not of a sub-query
 		}
-		cands, err := p.search(ctx, sw, i, query, searched[i], rw, vecs[i], f, n, nl, &qf)
+		cands, err := p.search(ctx, sw, i, query, forms[i], searched[i], rw, vecs[i], f, n, nl, &qf)
 		if err != nil {
 			return nil, err
 		}
 		if rf, ok := routedFilter(f, tr.Books); ok {
-			routed, err := p.search(ctx, sw, i, query, searched[i], rw, vecs[i], rf, n, nl, &qf)
+			routed, err := p.search(ctx, sw, i, query, forms[i], searched[i], rw, vecs[i], rf, n, nl, &qf)
 			if err != nil {
 				return nil, err
 			}
@@ -151,8 +155,8 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 // lighter signal (spelling out "APT" as "advanced packaging tool" adds common
 // words that must not outweigh the question's own), and BM25 of each model
 // rewrite, inside the same filter.
-func (p *Pipeline) search(ctx context.Context, sw *stopwatch, qi int, query, expanded string, rewrites []string, vec []float32, f citebook.Filter, n, nl int, qf *queryFeatures) ([]*candidate, error) {
-	vh, lh, err := p.retrieve(ctx, query, vec, f, n, nl)
+func (p *Pipeline) search(ctx context.Context, sw *stopwatch, qi int, query string, forms map[string][]string, expanded string, rewrites []string, vec []float32, f citebook.Filter, n, nl int, qf *queryFeatures) ([]*candidate, error) {
+	vh, lh, err := p.retrieve(ctx, query, forms, vec, f, n, nl)
 	if err != nil {
 		return nil, err
 	}

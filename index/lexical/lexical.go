@@ -603,6 +603,17 @@ func (x *Index) Get(ctx context.Context, ids []string) ([]citebook.Chunk, error)
 // Search returns the k best BM25 matches for query among the chunks f
 // admits, best first.
 func (x *Index) Search(ctx context.Context, query string, f citebook.Filter, k int) ([]citebook.Hit, error) {
+	return x.SearchForms(ctx, query, nil, f, k)
+}
+
+// SearchForms is Search with the query's terms matched in other forms
+// too: forms maps a term of the query to its other forms (as terms: "live"
+// → "lived", "living"), and a chunk holding any of them counts as holding
+// the term, once, as a search engine's synonym query scores them (their
+// postings merged into one list, the frequencies summed, the rarity that
+// of the union). Searching the forms as terms of their own would weigh a
+// verb once per form and favour a chunk that prints two of them.
+func (x *Index) SearchForms(ctx context.Context, query string, forms map[string][]string, f citebook.Filter, k int) ([]citebook.Hit, error) {
 	hits := []citebook.Hit{}
 	qterms := analysis.QueryTerms(query)
 	if k <= 0 || len(qterms) == 0 || len(f.Books) == 0 {
@@ -620,7 +631,7 @@ func (x *Index) Search(ctx context.Context, query string, f citebook.Filter, k i
 	if err := ctx.Err(); err != nil {
 		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "search cancelled")
 	}
-	h := x.topK(qterms, allowed.Bits, k)
+	h := x.topK(qterms, forms, allowed.Bits, k)
 	// The hits are clones (Chunk.Clone) whose slices are carved out of one
 	// backing array per kind: three allocations a hit of 80 were 2.4 % of
 	// a search's CPU under bench/load.sh.
@@ -669,21 +680,35 @@ type qterm struct {
 // looked up for the rows still in contention instead of being scanned. The
 // survivors are rescored summing terms in query order, exactly as a full
 // scan would, so scores and ties are bit-identical to exhaustive BM25.
-func (x *Index) topK(terms []string, allowed []uint64, k int) []cand {
+func (x *Index) topK(terms []string, forms map[string][]string, allowed []uint64, k int) []cand {
 	n := float64(x.live)
 	avgdl := float64(x.totalLen) / n
 	norm := func(dl int32) float64 { return bm25K1 * (1 - bm25B + bm25B*float64(dl)/avgdl) }
 	var qs []qterm
 	for i, t := range terms {
-		id, ok := x.terms[t]
-		if !ok || x.df[id] == 0 {
-			continue
+		var q qterm
+		var tf float64
+		var minLen int32
+		if ids := x.formIDs(t, forms[t]); len(ids) > 1 {
+			var maxTF int32
+			q.ps, maxTF, minLen = x.mergePostings(ids)
+			if len(q.ps) == 0 {
+				continue
+			}
+			df := float64(len(q.ps))
+			q.idf, tf = math.Log(1+(n-df+0.5)/(df+0.5)), float64(maxTF)
+		} else {
+			id, ok := x.terms[t]
+			if !ok || x.df[id] == 0 {
+				continue
+			}
+			df := float64(x.df[id])
+			q.idf, q.ps = math.Log(1+(n-df+0.5)/(df+0.5)), x.postings[id]
+			tf, minLen = float64(x.maxTF[id]), x.minLen[id]
 		}
-		df := float64(x.df[id])
-		q := qterm{pos: i, idf: math.Log(1 + (n-df+0.5)/(df+0.5)), ps: x.postings[id]}
-		tf := float64(x.maxTF[id])
+		q.pos = i
 		// The margin covers rounding: bounds must never undercut a weight.
-		q.bound = q.idf * tf * (bm25K1 + 1) / (tf + norm(x.minLen[id])) * (1 + 1e-9)
+		q.bound = q.idf * tf * (bm25K1 + 1) / (tf + norm(minLen)) * (1 + 1e-9)
 		qs = append(qs, q)
 	}
 	if len(qs) == 0 {
@@ -789,6 +814,49 @@ func (x *Index) topK(terms []string, allowed []uint64, k int) []cand {
 		out[ci] = cand{row: r, score: sc}
 	}
 	return x.best(out, k)
+}
+
+// formIDs are the term IDs of t and of its forms that some live row holds.
+func (x *Index) formIDs(t string, forms []string) []int32 {
+	if len(forms) == 0 {
+		return nil
+	}
+	var ids []int32
+	for _, w := range append([]string{t}, forms...) {
+		if id, ok := x.terms[w]; ok && x.df[id] > 0 && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// mergePostings is the union of the terms' postings in ascending row order,
+// live rows only, a row's frequencies summed; with the largest merged
+// frequency and the shortest row, which bound the merged term's weight.
+func (x *Index) mergePostings(ids []int32) (ps []posting, maxTF, minLen int32) {
+	size := 0
+	for _, id := range ids {
+		size += len(x.postings[id])
+	}
+	all := make([]posting, 0, size)
+	for _, id := range ids {
+		all = append(all, x.postings[id]...)
+	}
+	slices.SortFunc(all, func(a, b posting) int { return cmp.Compare(a.row, b.row) })
+	minLen = math.MaxInt32
+	for _, p := range all {
+		if x.rows[p.row].dead {
+			continue
+		}
+		if m := len(ps); m > 0 && ps[m-1].row == p.row {
+			ps[m-1].tf += p.tf
+		} else {
+			ps = append(ps, p)
+		}
+		last := ps[len(ps)-1]
+		maxTF, minLen = max(maxTF, last.tf), min(minLen, x.meta[p.row].length)
+	}
+	return ps, maxTF, minLen
 }
 
 // best returns the k best of cs by score, then chunk ID, best first. Chunk

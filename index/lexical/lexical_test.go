@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -639,4 +640,52 @@ func TestSearchHitsAreCopies(t *testing.T) {
 			require.Equal(t, "changed", h.Chunk.Groups[0], h.Chunk.ID)
 		}
 	}
+}
+
+// TestSearchForms checks that a term's forms count as the term: searching
+// Moby Dick for "live" with its forms ranks and scores every paragraph as
+// plain BM25 does over a copy of the book whose forms were rewritten to
+// "live" (the same lengths, so the same BM25), at every depth the pruning
+// cuts at, under a filter that denies parents and after a deletion.
+func TestSearchForms(t *testing.T) {
+	ctx := context.Background()
+	forms := map[string][]string{"live": {"lived", "living", "lives"}, "whale": {"whaling", "whaled"}, "nonesuch": {"zzzunknown"}}
+	word := regexp.MustCompile(`(?i)\b(lived|living|lives|whaling|whaled)\b`)
+	root := map[string]string{"lived": "live", "living": "live", "lives": "live", "whaling": "whale", "whaled": "whale"}
+	x, rewritten := open(t, t.TempDir()), open(t, t.TempDir())
+	defer x.Close()
+	defer rewritten.Close()
+	cs := mobyChunks(t, "t")
+	require.NoError(t, x.Upsert(ctx, cs))
+	for i := range cs {
+		cs[i].Text = word.ReplaceAllStringFunc(cs[i].Text, func(w string) string { return root[strings.ToLower(w)] })
+	}
+	require.NoError(t, rewritten.Upsert(ctx, cs))
+	for _, ix := range []*Index{x, rewritten} {
+		require.NoError(t, ix.Delete(ctx, []string{"moby-00120"}))
+	}
+	filters := []citebook.Filter{
+		{Tenant: "t", Books: []citebook.BookScope{{BookID: "moby", Version: 1}}},
+		{Tenant: "t", Books: []citebook.BookScope{{BookID: "moby", Version: 1}}, DenyParents: []string{"moby-p3", "moby-p40"}},
+	}
+	for _, q := range []string{"live", "where did they live", "the whale lives", "a whale voyage", "live nonesuch", "Ishmael"} {
+		for _, f := range filters {
+			for _, k := range []int{1, 3, 10, 200} {
+				got, err := x.SearchForms(ctx, q, forms, f, k)
+				require.NoError(t, err)
+				want, err := rewritten.Search(ctx, word.ReplaceAllStringFunc(q, func(w string) string { return root[strings.ToLower(w)] }), f, k)
+				require.NoError(t, err)
+				require.Equal(t, ids(want), ids(got), "%q k=%d", q, k)
+				for i := range want {
+					require.InDelta(t, want[i].Score, got[i].Score, 1e-9, "%q k=%d rank %d", q, k, i)
+				}
+			}
+		}
+	}
+	// Without forms SearchForms is Search.
+	got, err := x.SearchForms(ctx, "whale ship", nil, filters[0], 10)
+	require.NoError(t, err)
+	want, err := x.Search(ctx, "whale ship", filters[0], 10)
+	require.NoError(t, err)
+	require.Equal(t, want, got)
 }
