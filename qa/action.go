@@ -151,7 +151,7 @@ func hedge(t string) bool {
 // refused for it.
 func (p *Pipeline) heldInSomeForm(ctx context.Context, question string, terms []string, f citebook.Filter) map[string]bool {
 	held := map[string]bool{}
-	forms, of := p.otherForms(question, terms)
+	forms, of := p.otherForms(question, terms, true)
 	if len(forms) == 0 {
 		return held
 	}
@@ -180,10 +180,12 @@ func (p *Pipeline) heldInSomeForm(ctx context.Context, question string, terms []
 }
 
 // otherForms are the other forms of the question's terms, as terms: a
-// verb's regular and irregular inflections and a noun's singular and
-// plural (see heldInSomeForm); of[i] is the term forms[i] is a form of.
-// Forms no book holds are among them: the caller asks the index.
-func (p *Pipeline) otherForms(question string, terms []string) (forms, of []string) {
+// verb's regular and irregular inflections and, with nouns, a noun's
+// irregular singular and plural (see heldInSomeForm; the segmenter makes
+// one term of a regular plural and its singular already); of[i] is the
+// term forms[i] is a form of. Forms no book holds are among them: the
+// caller asks the index.
+func (p *Pipeline) otherForms(question string, terms []string, nouns bool) (forms, of []string) {
 	seen := map[[2]string]bool{}
 	add := func(t, form string) {
 		if ts := p.deps.Terms(form); len(ts) == 1 && ts[0] != t && !seen[[2]string{t, ts[0]}] {
@@ -205,8 +207,10 @@ func (p *Pipeline) otherForms(question string, terms []string) (forms, of []stri
 			}
 		}
 		for _, w := range surfaces[t] {
-			add(t, p.nouns.Singular(w))
-			add(t, p.nouns.Plural(w))
+			if nouns { // go-pluralize's rules are regular expressions: a sixteenth of a search's CPU
+				add(t, p.nouns.Singular(w))
+				add(t, p.nouns.Plural(w))
+			}
 			for _, form := range irregularForms(w) {
 				add(t, form)
 			}
@@ -233,7 +237,7 @@ func (p *Pipeline) wordForms(ctx context.Context, question string, f citebook.Fi
 			terms = append(terms, t)
 		}
 	}
-	forms, of := p.otherForms(question, terms)
+	forms, of := p.otherForms(question, terms, false)
 	if len(forms) == 0 {
 		return nil
 	}

@@ -41,9 +41,12 @@ const typeBoost = 1.5
 // an agent last: "why was it written, and by whom?" asks the reason too).
 var (
 	asksClockTime = regexp.MustCompile(`(?i)\b(what|which) time\b|\bat what hour\b|几点`)
-	asksDate      = regexp.MustCompile(`(?i)\b(what|which) (date|day|year|month|night)\b|\bin what year\b|哪一?年|哪一?天|什么时候|几月|几号|何时`)
-	asksReason    = regexp.MustCompile(`(?i)\bwhy\b|为什么|为何|为啥|什么原因|原因是什么`)
-	asksQuantity  = regexp.MustCompile(`(?i)\bhow (many|much|often)\b|\bwhat (percentage|number|proportion)\b|几|多少|百分之`)
+	// "When did / was / were …" asks when a past event happened, a date;
+	// "When does R print a warning?" asks on what condition, and "When R
+	// fills an array …, does it …" is no question of time.
+	asksDate     = regexp.MustCompile(`(?i)\b(what|which) (date|day|year|month|night)\b|\bin what year\b|(^|[,;]\s*|\band\s+)when\s+(did|was|were)\b|哪一?年|哪一?天|什么时候|几月|几号|何时`)
+	asksReason   = regexp.MustCompile(`(?i)\bwhy\b|为什么|为何|为啥|什么原因|原因是什么`)
+	asksQuantity = regexp.MustCompile(`(?i)\bhow (many|much|often)\b|\bwhat (percentage|number|proportion)\b|几|多少|百分之`)
 	// The adjective of a "how" question names what its answer states: a
 	// measure ("how long", "how large": a number with its unit), or a
 	// frequency, a time or a speed ("how often", "how soon", "how fast": a
