@@ -37,9 +37,17 @@ func TestGuardAbsentAction(t *testing.T) {
 	// An irregular verb's other form counts too: R-intro prints "sent".
 	q := "How can I send everything R prints into a file instead of the console?"
 	require.NotEqual(t, qa.CodeNeverMentioned, ask(q).Trace.Answerability.Code, q)
+	// Refused for its coverage, the reason names only what the book
+	// prints in no form: "afterwards", not "send".
+	q = "How can I send everything R prints into a file instead of the console, and get it back on screen afterwards?"
+	a := ask(q)
+	require.True(t, a.Refused, q)
+	require.Contains(t, a.Trace.Answerability.Absent, "send", "the word as asked is no word of the book")
+	require.Contains(t, a.Trace.Answerability.Reason, "never mentions “afterward”", q)
+	require.NotContains(t, a.Trace.Answerability.Reason, "“send”", q)
 
 	q = "How can I divide a vector into groups by a factor?"
-	a := ask(q)
+	a = ask(q)
 	require.Contains(t, a.Trace.Answerability.Absent, "divide", "the action as asked is no word of the book")
 	require.False(t, a.Refused, "%s: %+v", q, a.Trace.Answerability)
 	require.Equal(t, 24, a.Citations[0].Page, "tapply(): “collected into groups corresponding to the distinct values”")

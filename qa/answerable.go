@@ -541,8 +541,12 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 	if a.Coverage < a.Bar {
 		a.Code = CodeLowCoverage
 		a.Reason = fmt.Sprintf("the best passage covers %d of %d key terms (%s)", len(a.Covered), len(judged), strings.Join(topTerms(judged, 6), ", "))
-		if len(a.Absent) > 0 {
-			a.Reason = fmt.Sprintf("the %s never mention%s %s, and %s", scopeNoun(f), plural(f), quoteList(a.Absent), a.Reason)
+		// The reason names only the words the books print in no form: "the
+		// book never mentions “send”" of a book that says "sent" is untrue.
+		// (Absent keeps every word as written, for the trace.)
+		held := p.heldInSomeForm(ctx, question, a.Absent, f)
+		if absent := slices.DeleteFunc(slices.Clone(a.Absent), func(t string) bool { return held[t] }); len(absent) > 0 {
+			a.Reason = fmt.Sprintf("the %s never mention%s %s, and %s", scopeNoun(f), plural(f), quoteList(absent), a.Reason)
 		}
 		return a
 	}
