@@ -55,6 +55,11 @@ var (
 	// adjective (有多大, 多长, 多久: "这个 ISO 映像大约 5 GB 大").
 	asksMeasure   = regexp.MustCompile(`(?i)\bhow\s+(long|large|big|far|old|tall|wide|deep|high|heavy)\b|多(大|长|远|久|高|宽|深|重|厚)`)
 	asksFrequency = regexp.MustCompile(`(?i)\bhow\s+(often|frequently|soon|early|late|fast)\b`)
+	// "What steps …", "What are the steps to …" asks for a procedure, as
+	// "how do I" does: "steps" names the answer's form, not its topic
+	// ("resetting the password is relatively easy with following steps"
+	// answered how to set up disk monitoring).
+	asksSteps = regexp.MustCompile(`(?i)\b(?:what|which)\s+(?:are\s+the\s+)?(steps)\b`)
 	// "Who wrote …", "… and by whom?", "who is the author of …": the
 	// answer names who did it ("written by Ken Thompson"), and the verb
 	// asks for that agent in the book's own words ("wrote" is "written by"
@@ -201,11 +206,15 @@ func askedType(question string) answerType {
 // "written by Philip A. Nelson"; "wrote", no chunk's word, weighed most
 // and the passage was dropped).
 func howWords(question string, terms func(string) []string) map[string]bool {
-	if !framed(question) {
-		return nil
+	var res []*regexp.Regexp
+	if framed(question) {
+		res = append(res, asksMeasure, asksFrequency, asksAgent)
+	}
+	if hasStep(question) {
+		res = append(res, asksSteps)
 	}
 	var out map[string]bool
-	for _, re := range []*regexp.Regexp{asksMeasure, asksFrequency, asksAgent} {
+	for _, re := range res {
 		for _, m := range re.FindAllStringSubmatch(question, -1) {
 			for _, g := range m[1:] {
 				for _, t := range terms(g) {
@@ -218,6 +227,17 @@ func howWords(question string, terms func(string) []string) map[string]bool {
 		}
 	}
 	return out
+}
+
+// hasStep reports whether the question holds "step" in any case, the
+// cheap test before asksSteps.
+func hasStep(question string) bool {
+	for i := 0; i+3 < len(question); i++ {
+		if question[i]|0x20 == 's' && question[i+1]|0x20 == 't' && question[i+2]|0x20 == 'e' && question[i+3]|0x20 == 'p' {
+			return true
+		}
+	}
+	return false
 }
 
 // framed reports whether the question may hold a "how" adjective or an

@@ -226,3 +226,19 @@ func TestCountedNouns(t *testing.T) {
 		require.Equal(t, c.want, countsIn(c.text, counted), c.text)
 	}
 }
+
+// TestStepsFrame: "what steps" and "what are the steps to" frame a
+// procedure question, so "step" is no key term there (hasStep is the
+// shortcut before asksSteps); a question about steps themselves keeps it.
+func TestStepsFrame(t *testing.T) {
+	for _, q := range []string{"What steps set up automatic monitoring of my disks?", "What are the steps to bootstrap a cluster?",
+		"WHICH STEPS does the installer skip?"} {
+		require.True(t, hasStep(q), q)
+		require.Equal(t, map[string]bool{"step": true}, howWords(q, analysis.Terms), q)
+		require.NotContains(t, questionTerms(q, analysis.Terms), "step", q)
+	}
+	for _, q := range []string{"How large is a step of the line search?", "Does the installer skip the last step?"} {
+		require.NotContains(t, howWords(q, analysis.Terms), "step", q)
+		require.Contains(t, questionTerms(q, analysis.Terms), "step", q)
+	}
+}
