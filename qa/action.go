@@ -202,6 +202,13 @@ func (p *Pipeline) otherForms(question string, terms []string, nouns bool) (form
 	}
 	for _, t := range terms {
 		for _, base := range append(verbBases(t), t) {
+			if irr := irregularForms(base); irr != nil {
+				// Its forms are listed: "see" + "d" is "seed", no form of it.
+				for _, form := range irr {
+					add(t, form)
+				}
+				continue
+			}
 			for _, form := range append(verbForms(base), base) {
 				add(t, form)
 			}
@@ -410,14 +417,37 @@ var irregularVerbs = [][]string{
 
 // irregularForms are the other forms of w when it is one of an
 // irregular verb's ("sent" for "send", "write" for "wrote"), their regular
-// present forms included ("sends", "writing").
+// present forms included ("sends", "writing"), but no regular past: "god"
+// and "goed" are no forms of "go".
 func irregularForms(w string) []string {
 	for _, forms := range irregularVerbs {
 		if slices.Contains(forms, w) {
-			return append(slices.Clone(forms), verbForms(forms[0])...)
+			return append(slices.Clone(forms), presentForms(forms[0])...)
 		}
 	}
 	return nil
+}
+
+// presentForms are a verb's third person and present participle: "goes",
+// "going"; "makes", "making"; "cuts", "cutting"; "sees", "seeing".
+func presentForms(v string) []string {
+	n := len(v)
+	if n < 2 {
+		return nil
+	}
+	third := v + "s"
+	if strings.IndexByte("sxzo", v[n-1]) >= 0 || strings.HasSuffix(v, "ch") || strings.HasSuffix(v, "sh") {
+		third = v + "es"
+	}
+	ing := v + "ing"
+	last := v[n-1]
+	switch {
+	case last == 'e' && v[n-2] != 'e' && n > 2:
+		ing = v[:n-1] + "ing"
+	case n >= 3 && !isVowel(last) && isVowel(v[n-2]) && !isVowel(v[n-3]) && !strings.ContainsRune("wxy", rune(last)):
+		ing = v + string(last) + "ing"
+	}
+	return []string{third, ing}
 }
 
 func isVowel(b byte) bool { return strings.IndexByte("aeiou", b) >= 0 }

@@ -135,7 +135,7 @@ func askBook(t *testing.T, p *qa.Pipeline, who citebook.Principal, book string) 
 // R-intro prints them in: "store" finds the sentence that says "stored",
 // and the trace lists the forms matched. Only forms the book holds are
 // searched, never a word a rule would make of a pronoun ("his" → "hissing")
-// or of another word ("quit" → "quites" → "quite").
+// or of another word ("quit" → "quites" → "quite", "see" → "seed").
 func TestWordForms(t *testing.T) {
 	p := shared(t).pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
 	a, err := p.Ask(context.Background(), alice, qa.Request{Question: "How can I store all my objects permanently?", BookIDs: []string{bookR}}, nil)
@@ -151,4 +151,11 @@ func TestWordForms(t *testing.T) {
 		require.NotContains(t, forms, "his")
 		require.NotContains(t, forms["quit"], "quite")
 	}
+	// An irregular verb has its listed forms only: R-intro's set.seed()
+	// is no form of "see", its "saw" and "seen" are.
+	a, err = p.Ask(context.Background(), alice, qa.Request{Question: "What do I see when I print a list?", BookIDs: []string{bookR}}, nil)
+	require.NoError(t, err)
+	require.NotEmpty(t, a.Trace.Forms)
+	require.NotContains(t, a.Trace.Forms[0]["see"], "seed")
+	require.Contains(t, a.Trace.Forms[0]["see"], "seen")
 }
