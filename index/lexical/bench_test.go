@@ -87,4 +87,17 @@ func benchSearch(b *testing.B, tenants, books int) {
 			})
 		}
 	}
+	// The question's word forms (qa.wordForms) merged into its terms, beside
+	// the same query without them above: the cost of merging the postings
+	// ("whale", in some 30k rows, is searched as itself: mergeMax).
+	forms := map[string][]string{"hunt": {"hunted", "hunting"}, "whale": {"whaling", "whaled", "whaleman"}}
+	b.Run("Why does Ahab hunt the white whale?/k=80/forms", func(b *testing.B) {
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			hits, err := x.SearchForms(ctx, "Why does Ahab hunt the white whale?", forms, f, 80)
+			if err != nil || len(hits) == 0 {
+				b.Fatalf("%d hits, %v", len(hits), err)
+			}
+		}
+	})
 }

@@ -106,6 +106,8 @@ type Index struct {
 	// admits caches the rows recent filters admit (rowset owns resolving
 	// filters); any write empties it.
 	admits rowset.Cache
+
+	mergeMax int // see mergeMax
 }
 
 type bookKey struct{ tenant, book string }
@@ -147,7 +149,7 @@ func Open(ctx context.Context, dir string) (*Index, error) {
 	if err != nil {
 		return nil, err
 	}
-	x := &Index{db: db, dir: dir, snapGen: noSnapshot}
+	x := &Index{db: db, dir: dir, snapGen: noSnapshot, mergeMax: mergeMax}
 	x.admits.Size = 64
 	x.reset()
 	if err := x.load(ctx); err != nil {
@@ -816,16 +818,33 @@ func (x *Index) topK(terms []string, forms map[string][]string, allowed []uint64
 	return x.best(out, k)
 }
 
-// formIDs are the term IDs of t and of its forms that some live row holds.
+// mergeMax bounds the postings merged for one term's forms (a few
+// hundred microseconds of merging): a term held by more rows is searched
+// as itself, its weight small at that frequency, where merging its
+// postings cost more than the rest of the search (Moby Dick's "whale" with
+// "whaling", ~30k rows: 1.75 against 0.77 ms at 100k chunks,
+// BenchmarkSearch100kOneTenant). A bound on rows, not on a share of them:
+// in a library of a few books a share cut the forms of the very words
+// questions ask about ("begin", "key", "pay": held-out answers lost).
+const mergeMax = 16384
+
+// formIDs are the term IDs of t and of its forms that some live row holds;
+// nil when together they hold more than x.mergeMax postings (mergeMax;
+// tests set less).
 func (x *Index) formIDs(t string, forms []string) []int32 {
 	if len(forms) == 0 {
 		return nil
 	}
 	var ids []int32
+	df := 0
 	for _, w := range append([]string{t}, forms...) {
 		if id, ok := x.terms[w]; ok && x.df[id] > 0 && !slices.Contains(ids, id) {
 			ids = append(ids, id)
+			df += int(x.df[id])
 		}
+	}
+	if df > x.mergeMax {
+		return nil
 	}
 	return ids
 }
@@ -833,28 +852,41 @@ func (x *Index) formIDs(t string, forms []string) []int32 {
 // mergePostings is the union of the terms' postings in ascending row order,
 // live rows only, a row's frequencies summed; with the largest merged
 // frequency and the shortest row, which bound the merged term's weight.
+// Each list is already in row order, so they are merged pairwise in one
+// pass each (sorting the concatenation made a search for a common word's
+// forms eight times slower than the word alone).
 func (x *Index) mergePostings(ids []int32) (ps []posting, maxTF, minLen int32) {
 	size := 0
 	for _, id := range ids {
 		size += len(x.postings[id])
 	}
-	all := make([]posting, 0, size)
-	for _, id := range ids {
-		all = append(all, x.postings[id]...)
-	}
-	slices.SortFunc(all, func(a, b posting) int { return cmp.Compare(a.row, b.row) })
-	minLen = math.MaxInt32
-	for _, p := range all {
-		if x.rows[p.row].dead {
-			continue
-		}
-		if m := len(ps); m > 0 && ps[m-1].row == p.row {
-			ps[m-1].tf += p.tf
-		} else {
+	ps = make([]posting, 0, size)
+	for _, p := range x.postings[ids[0]] {
+		if x.meta[p.row].parent >= 0 { // a deleted row's meta has parent -1
 			ps = append(ps, p)
 		}
-		last := ps[len(ps)-1]
-		maxTF, minLen = max(maxTF, last.tf), min(minLen, x.meta[p.row].length)
+	}
+	tmp := make([]posting, 0, size)
+	for _, id := range ids[1:] {
+		tmp = tmp[:0]
+		a, b := ps, x.postings[id]
+		for len(a) > 0 || len(b) > 0 {
+			switch {
+			case len(b) > 0 && x.meta[b[0].row].parent < 0:
+				b = b[1:]
+			case len(b) == 0 || len(a) > 0 && a[0].row < b[0].row:
+				tmp, a = append(tmp, a[0]), a[1:]
+			case len(a) == 0 || b[0].row < a[0].row:
+				tmp, b = append(tmp, b[0]), b[1:]
+			default: // the same row
+				tmp, a, b = append(tmp, posting{row: a[0].row, tf: a[0].tf + b[0].tf}), a[1:], b[1:]
+			}
+		}
+		ps, tmp = tmp, ps
+	}
+	minLen = math.MaxInt32
+	for _, p := range ps {
+		maxTF, minLen = max(maxTF, p.tf), min(minLen, x.meta[p.row].length)
 	}
 	return ps, maxTF, minLen
 }

@@ -646,7 +646,9 @@ func TestSearchHitsAreCopies(t *testing.T) {
 // Moby Dick for "live" with its forms ranks and scores every paragraph as
 // plain BM25 does over a copy of the book whose forms were rewritten to
 // "live" (the same lengths, so the same BM25), at every depth the pruning
-// cuts at, under a filter that denies parents and after a deletion.
+// cuts at, under a filter that denies parents and after a deletion. A term
+// whose forms hold more postings than the index merges is searched as
+// itself: its forms change nothing.
 func TestSearchForms(t *testing.T) {
 	ctx := context.Background()
 	forms := map[string][]string{"live": {"lived", "living", "lives"}, "whale": {"whaling", "whaled"}, "nonesuch": {"zzzunknown"}}
@@ -682,10 +684,21 @@ func TestSearchForms(t *testing.T) {
 			}
 		}
 	}
-	// Without forms SearchForms is Search.
-	got, err := x.SearchForms(ctx, "whale ship", nil, filters[0], 10)
+	x.mergeMax = 500 // "whale" and its forms are in more paragraphs, "live" and its in fewer
+	got, err := x.SearchForms(ctx, "whale", forms, filters[0], 50)
 	require.NoError(t, err)
-	want, err := x.Search(ctx, "whale ship", filters[0], 10)
+	want, err := x.Search(ctx, "whale", filters[0], 50)
+	require.NoError(t, err)
+	require.Equal(t, want, got, "a term beyond the merge bound is searched as itself")
+	got, err = x.SearchForms(ctx, "live", forms, filters[0], 50)
+	require.NoError(t, err)
+	want, err = rewritten.Search(ctx, "live", filters[0], 50)
+	require.NoError(t, err)
+	require.Equal(t, ids(want), ids(got), "a term within it is merged")
+	// Without forms SearchForms is Search.
+	got, err = x.SearchForms(ctx, "whale ship", nil, filters[0], 10)
+	require.NoError(t, err)
+	want, err = x.Search(ctx, "whale ship", filters[0], 10)
 	require.NoError(t, err)
 	require.Equal(t, want, got)
 }
