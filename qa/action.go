@@ -428,26 +428,11 @@ func irregularForms(w string) []string {
 	return nil
 }
 
-// presentForms are a verb's third person and present participle: "goes",
-// "going"; "makes", "making"; "cuts", "cutting"; "sees", "seeing".
+// presentForms are a verb's third person and present participle, as
+// verbForms spells them ("goes", "going"; "makes", "making"; "cuts",
+// "cutting"), without its past ones.
 func presentForms(v string) []string {
-	n := len(v)
-	if n < 2 {
-		return nil
-	}
-	third := v + "s"
-	if strings.IndexByte("sxzo", v[n-1]) >= 0 || strings.HasSuffix(v, "ch") || strings.HasSuffix(v, "sh") {
-		third = v + "es"
-	}
-	ing := v + "ing"
-	last := v[n-1]
-	switch {
-	case last == 'e' && v[n-2] != 'e' && n > 2:
-		ing = v[:n-1] + "ing"
-	case n >= 3 && !isVowel(last) && isVowel(v[n-2]) && !isVowel(v[n-3]) && !strings.ContainsRune("wxy", rune(last)):
-		ing = v + string(last) + "ing"
-	}
-	return []string{third, ing}
+	return slices.DeleteFunc(verbForms(v), func(f string) bool { return strings.HasSuffix(f, "d") })
 }
 
 func isVowel(b byte) bool { return strings.IndexByte("aeiou", b) >= 0 }

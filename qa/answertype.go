@@ -206,7 +206,8 @@ func askedType(question string) answerType {
 // "written by Philip A. Nelson"; "wrote", no chunk's word, weighed most
 // and the passage was dropped).
 func howWords(question string, terms func(string) []string) map[string]bool {
-	var res []*regexp.Regexp
+	var buf [4]*regexp.Regexp
+	res := buf[:0]
 	if framed(question) {
 		res = append(res, asksMeasure, asksFrequency, asksAgent)
 	}

@@ -51,7 +51,7 @@ type Trace struct {
 	// 编译", see rescript).
 	Respelled     []string              `json:"respelled,omitempty"`
 	Expanded      []string              `json:"expanded,omitempty"`      // the queries searched, when the books' definitions added to them
-	Forms         []map[string][]string `json:"forms,omitempty"`         // other forms of the question's words its keyword search matched, by term
+	Forms         []map[string][]string `json:"forms,omitempty"`         // per sub-query (as SubQueries), the other forms of its words its keyword search matched, by term
 	TitleQueries  []string              `json:"title_queries,omitempty"` // searches for the pages of the statements a question names (see DefaultStatements)
 	Books         []BookScore           `json:"books,omitempty"`         // books ranked by their metadata, when the scope has several
 	Period        string                `json:"period,omitempty"`        // the period the question asks about ("Q2 FY2024"), which ranks filings by the period their covers state

@@ -7,8 +7,9 @@ import (
 )
 
 // retrieve runs one query against both retrievers inside the filter, n
-// vectors and nl keyword hits, the keywords also in their forms. Each over-fetches so fusion and thresholding
-// have room to work before the cut to k.
+// vectors and nl keyword hits (the keywords also in their forms). Each
+// over-fetches so fusion and thresholding have room to work before the
+// cut to k.
 func (p *Pipeline) retrieve(ctx context.Context, query string, forms map[string][]string, vec []float32, f citebook.Filter, n, nl int) (vec_, lex []citebook.Hit, err error) {
 	vec_, err = p.deps.Vectors.Search(ctx, vec, f, n)
 	if err != nil {

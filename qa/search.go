@@ -81,7 +81,7 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 			tr.Expanded = searched
 		}
 		if forms[i] = p.wordForms(ctx, query, f); forms[i] != nil {
-			tr.Forms = append(tr.Forms, forms[i])
+			tr.Forms = forms
 		}
 	}
 	sw.lap("route")

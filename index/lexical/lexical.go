@@ -688,27 +688,20 @@ func (x *Index) topK(terms []string, forms map[string][]string, allowed []uint64
 	norm := func(dl int32) float64 { return bm25K1 * (1 - bm25B + bm25B*float64(dl)/avgdl) }
 	var qs []qterm
 	for i, t := range terms {
-		var q qterm
-		var tf float64
+		q := qterm{pos: i}
+		var df, tf float64
 		var minLen int32
 		if ids := x.formIDs(t, forms[t]); len(ids) > 1 {
 			var maxTF int32
 			q.ps, maxTF, minLen = x.mergePostings(ids)
-			if len(q.ps) == 0 {
-				continue
-			}
-			df := float64(len(q.ps))
-			q.idf, tf = math.Log(1+(n-df+0.5)/(df+0.5)), float64(maxTF)
-		} else {
-			id, ok := x.terms[t]
-			if !ok || x.df[id] == 0 {
-				continue
-			}
-			df := float64(x.df[id])
-			q.idf, q.ps = math.Log(1+(n-df+0.5)/(df+0.5)), x.postings[id]
-			tf, minLen = float64(x.maxTF[id]), x.minLen[id]
+			df, tf = float64(len(q.ps)), float64(maxTF)
+		} else if id, ok := x.terms[t]; ok {
+			q.ps, df, tf, minLen = x.postings[id], float64(x.df[id]), float64(x.maxTF[id]), x.minLen[id]
 		}
-		q.pos = i
+		if df == 0 {
+			continue
+		}
+		q.idf = math.Log(1 + (n-df+0.5)/(df+0.5))
 		// The margin covers rounding: bounds must never undercut a weight.
 		q.bound = q.idf * tf * (bm25K1 + 1) / (tf + norm(minLen)) * (1 + 1e-9)
 		qs = append(qs, q)
