@@ -14,7 +14,8 @@ import (
 // answerType is the kind of statement a question asks for, read from its
 // wording: "how many" wants a quantity, "how long" a measure (a number with
 // its unit), "on what date" a date, "what time" a
-// time of day, "why" a reason, "who wrote" an agent. A passage that states one is the likelier answer than one
+// time of day, "why" a reason, "who wrote" an agent, "if I don't set it"
+// the default. A passage that states one is the likelier answer than one
 // that only shares the question's words (the extractive answer weighs it up),
 // and for a time of day the answerability check requires one: its words
 // ("time", "served") are everyday words a book uses in other senses.
@@ -28,6 +29,7 @@ const (
 	typeReason
 	typeMeasure
 	typeAgent
+	typeDefault
 )
 
 // typeBoost is the weight given to a passage stating what the question's
@@ -66,7 +68,21 @@ var (
 	// or "developed by" there): it is no key term (agentWords). "Who was
 	// Cato Ingraham?" asks what someone is, not who did a thing. English
 	// only (see agentWord).
-	asksAgent = regexp.MustCompile(`(?i)\bby whom\b|\bwho\s+(?:first\s+|originally\s+)?(wrote|written|developed|designed|created|invented|founded|built|discovered|introduced|proposed|authored|coined|devised|implemented|translated|edited|maintains|maintained|started)\b|\bwho\s+(?:is|was|are|were)\s+the\s+(author|creator|inventor|founder|designer|developer|maintainer|translator|editor)s?\s+of\b`)
+	// "… if I don't set it", "without specifying them", "by default": the
+	// question asks what holds when nothing is chosen, which a book states
+	// as the default ("defaults to 256 bytes", "by default, the package
+	// allocates up to 64K"); a passage that only shares the question's
+	// words gives the range tried or the parameter's name. It goes before
+	// a measure or a quantity: "how much memory … if I don't set it" asks
+	// the default amount, and the sentence giving it holds a number too.
+	asksDefault = regexp.MustCompile(`(?i)\bdefault\b|\bwithout\s+(specifying|setting|giving|passing|changing|configuring|choosing)\b|\bif\s+(i|you|we|one)\s+(don['’]t|do\s+not|never)\s+(set|specify|give|pass|change|configure|choose)\b|\b(is|are|was|were)\s+(not|never)\s+(set|specified|given|configured)\b|\b(isn['’]t|aren['’]t|if\s+not|left)\s+(set|specified|given|configured|unset)\b|\bout\s+of\s+the\s+box\b|默认|缺省`)
+	// defaultFrame is the words by which a question says nothing was
+	// chosen ("without specifying", "if I don't set it"): they frame the
+	// default asked for, and as key terms they were the words matched
+	// ("setting", no word of the page that says "defaults to 256 bytes",
+	// weighed most). "Default" itself stays a key term: books print it.
+	defaultFrame = regexp.MustCompile(`(?i)\b(without)\s+(specifying|setting|giving|passing|changing|configuring|choosing)\b|\b(?:don['’]t|do\s+not|never)\s+(set|specify|give|pass|change|configure|choose)\b|\b(?:is|are|was|were)\s+(?:not|never)\s+(set|specified|given|configured)\b|\b(?:isn['’]t|aren['’]t|if\s+not|left)\s+(set|specified|given|configured|unset)\b`)
+	asksAgent    = regexp.MustCompile(`(?i)\bby whom\b|\bwho\s+(?:first\s+|originally\s+)?(wrote|written|developed|designed|created|invented|founded|built|discovered|introduced|proposed|authored|coined|devised|implemented|translated|edited|maintains|maintained|started)\b|\bwho\s+(?:is|was|are|were)\s+the\s+(author|creator|inventor|founder|designer|developer|maintainer|translator|editor)s?\s+of\b`)
 )
 
 // What each type's statement looks like.
@@ -94,6 +110,9 @@ var (
 	// CMRC, "提出" after any three characters (曾分别提出) outranked the
 	// sentence naming 保罗·塞里诺 for 由谁提出, so 谁 questions keep no type.
 	agentWord = regexp.MustCompile(`\b(?:\p{L}+(?:ed|en|wn|lt|ght)|made|done|run|led|held|kept)\s+by\s+(?:Dr\.?\s+|Prof\.?\s+)?\p{Lu}[\p{L}&’'.-]+|\b\p{Lu}\p{Ll}+(?:\s+\p{Lu}\.)?(?:\s+\p{Lu}\p{Ll}+)?\s+(?:wrote|developed|designed|created|invented|founded|built|discovered|introduced|proposed|devised|implemented)\b`)
+	// defaultWord: a default stated ("defaults to", "the default is", "by
+	// default", "unless otherwise specified", 默认).
+	defaultWord = regexp.MustCompile(`(?i)\bdefault(s|ed)?\b|\bunless\s+(otherwise\s+)?(specified|set|given|changed)\b|默认|缺省`)
 	// quantityWord: a number in digits or words.
 	quantityWord = regexp.MustCompile(`(?i)\d|\b(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion|dozen|single|half|twice|double)\b|[一二三四五六七八九十百千万两]`)
 )
@@ -185,6 +204,8 @@ func askedType(question string) answerType {
 		return typeClock
 	case asksDate.MatchString(question):
 		return typeDate
+	case asksDefault.MatchString(question):
+		return typeDefault
 	case asksMeasure.MatchString(question):
 		return typeMeasure
 	case asksQuantity.MatchString(question):
@@ -199,20 +220,23 @@ func askedType(question string) answerType {
 
 // howWords is the terms of the question's "how" adjectives (asksMeasure,
 // asksFrequency) and of the deed a "who" question asks the agent of
-// (asksAgent). As key terms the adjectives were matched in their other
+// (asksAgent), and the words saying nothing was chosen (defaultFrame). As key terms the adjectives were matched in their other
 // senses — "the long description" answered how long a package's synopsis
 // may be, "extremely large databases" how large the test database was —
 // and the deed is in the book's words ("Who wrote gdbm?" is answered by
 // "written by Philip A. Nelson"; "wrote", no chunk's word, weighed most
 // and the passage was dropped).
 func howWords(question string, terms func(string) []string) map[string]bool {
-	var buf [4]*regexp.Regexp
+	var buf [5]*regexp.Regexp
 	res := buf[:0]
 	if framed(question) {
 		res = append(res, asksMeasure, asksFrequency, asksAgent)
 	}
 	if hasStep(question) {
 		res = append(res, asksSteps)
+	}
+	if saysUnset(question) {
+		res = append(res, defaultFrame)
 	}
 	var out map[string]bool
 	for _, re := range res {
@@ -235,6 +259,18 @@ func howWords(question string, terms func(string) []string) map[string]bool {
 func hasStep(question string) bool {
 	for i := 0; i+3 < len(question); i++ {
 		if question[i]|0x20 == 's' && question[i+1]|0x20 == 't' && question[i+2]|0x20 == 'e' && question[i+3]|0x20 == 'p' {
+			return true
+		}
+	}
+	return false
+}
+
+// saysUnset reports whether the question may say that nothing was chosen
+// (defaultFrame needs "without", a negation or "unset"), the cheap test
+// before the regular expression.
+func saysUnset(question string) bool {
+	for _, w := range []string{"ithout", "not", "n't", "n’t", "never", "unset"} {
+		if strings.Contains(question, w) {
 			return true
 		}
 	}
@@ -271,6 +307,8 @@ func (t answerType) statedIn(text string) bool {
 		return reasonWord.MatchString(text)
 	case typeAgent:
 		return agentWord.MatchString(text)
+	case typeDefault:
+		return defaultWord.MatchString(text)
 	}
 	return false
 }

@@ -41,6 +41,14 @@ func TestAskedType(t *testing.T) {
 		{"Why was the sdbm library written, and by whom?", typeReason},
 		{"Who was Cato Ingraham, and where did he live?", typeAny},
 		{"鸟兽脚类的概念是由谁提出来的？", typeAny},
+		{"What page size does the package pick if I don't specify one?", typeDefault},
+		{"How much memory does it use for buffers if you do not set it?", typeDefault},
+		{"Which contrasts does R use by default for unordered factors?", typeDefault},
+		{"What does lpr print when it is not given a file, out of the box?", typeDefault},
+		{"If the size is not set, how large is the cache?", typeDefault},
+		{"没有设置时默认的字体是什么？", typeDefault},
+		{"How much memory does the package use for its buffers?", typeQuantity},
+		{"What happens if I set the fill factor to one?", typeAny},
 	} {
 		require.Equal(t, c.want, askedType(c.question), c.question)
 	}
@@ -76,6 +84,11 @@ func TestStatedIn(t *testing.T) {
 		{typeAgent, "Larson proposed a dynamic hashing scheme", true},
 		{typeAgent, "a dynamic hashing algorithm by Fagin et al", false},
 		{typeAgent, "By default the bucket size is 256 bytes", false},
+		{typeDefault, "The bucket size (and page size for overflow pages) defaults to 256 bytes.", true},
+		{typeDefault, "By default, the package allocates up to 64K bytes of buffered pages.", true},
+		{typeDefault, "Unless otherwise specified, the output goes to the console.", true},
+		{typeDefault, "中文文档默认使用宋体", true},
+		{typeDefault, "The buffer pool size was varied from 0 to 1M.", false},
 		{typeAny, "1845", false},
 	} {
 		require.Equal(t, c.want, c.kind.statedIn(c.text), "%d %q", c.kind, c.text)
