@@ -80,7 +80,7 @@ type keyTerm struct {
 func isFiller(t string) bool {
 	switch t {
 	case "way", "use", "using", "used", "get", "want", "need", "make", "possible",
-		"instead", "still", "many", "much", "lot", "lots", "plenty", "bunch", "kind", "thing", "something", "anything", "everything",
+		"instead", "still", "many", "much", "lot", "lots", "plenty", "bunch", "roughly", "approximately", "according", "kind", "thing", "something", "anything", "everything",
 		"someone", "anyone", "everyone", "somebody", "anybody", "everybody",
 		"happen", "happens", "actually", "really", "know", "like", "one", "two", "go", "see", "let", "say",
 		"answer", "response", "question", "round", "decimal", "unit", "units", "usd", "eur", "percent", "percents",

@@ -31,12 +31,17 @@ func TestLeaderShare(t *testing.T) {
 
 // The asker's words for themself and indefinite pronouns name no topic: a
 // question's key terms are what the book must be about ("What steps"
-// frames a procedure: asksSteps).
+// frames a procedure: asksSteps). Nor do a hedge on the number asked for
+// ("roughly", "approximately") or an attribution ("according to Thoreau"):
+// rare in books, they weighed most and no passage held them.
 func TestQuestionTermsLeaveOutTheAsker(t *testing.T) {
 	for q, want := range map[string][]string{
 		"What steps set up automatic monitoring that warns me before one of my hard disks fails?": {"set", "automatic", "monitoring", "warn", "hard", "disk", "fail"},
 		"Anyone with physical access to my machine can reset the root password.":                  {"physical", "access", "machine", "reset", "root", "password"},
 		"Can someone tell me whether my fix or yours is better, in the book's words?":             {"whether", "fix", "better", "book", "word"},
+		"Roughly how many example datasets come bundled with R itself?":                           {"example", "dataset", "come", "bundled", "r"},
+		"Approximately how much did the food cost each week?":                                     {"food", "cost", "week"},
+		"According to Thoreau, which cities drank Walden water?":                                  {"thoreau", "city", "drank", "walden", "water"},
 	} {
 		assert.Equal(t, want, questionTerms(q, analysis.Terms), q)
 	}
