@@ -8,6 +8,8 @@ import (
 
 	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/analysis"
+	"github.com/citebook/citebook/internal/corpus"
+	"github.com/citebook/citebook/internal/testlib"
 	"github.com/citebook/citebook/qa"
 )
 
@@ -158,4 +160,31 @@ func TestWordForms(t *testing.T) {
 	require.NotEmpty(t, a.Trace.Forms)
 	require.NotContains(t, a.Trace.Forms[0]["see"], "seed")
 	require.Contains(t, a.Trace.Forms[0]["see"], "seen")
+}
+
+// TestClaimRarestWord: a question about a statement is refused when the
+// best passage found lacks the statement's rarest word, however many of
+// its common words it holds. Walden never says the family's pencils paid
+// for the pond; before, "Did Thoreau's pencil business pay for his house
+// …?" quoted a passage on the purpose of his going there ("some private
+// business"). A claim the book makes in its own words is still answered.
+func TestClaimRarestWord(t *testing.T) {
+	l := testlib.Open(t, testlib.Config(t.TempDir()))
+	testlib.Index(t, l, citebook.BookInput{BookID: "walden", Tenant: "lib", Path: corpus.Path(t, "books/WaldenFull.pdf")})
+	p := testlib.Pipeline(t, l)
+	ask := askBook(t, p, citebook.Principal{Tenant: "lib", User: "r"}, "walden")
+	for _, q := range []string{
+		"Did Thoreau's pencil business pay for his house at the pond?",
+		"Did the family pencil trade pay for Thoreau's life in the woods?",
+	} {
+		a := ask(q)
+		require.True(t, a.Refused, "%s: %s", q, a.Answer)
+		require.Equal(t, qa.CodeLowCoverage, a.Trace.Answerability.Code, q)
+		require.Equal(t, []string{"pencil"}, a.Trace.Answerability.Missing, q)
+		require.Contains(t, a.Trace.Answerability.Reason, "its rarest word", q)
+	}
+	q := "Did Thoreau bake his bread with yeast?"
+	a := ask(q)
+	require.False(t, a.Refused, "%s: %+v", q, a.Trace.Answerability)
+	require.Equal(t, 49, a.Citations[0].Page, a.Answer)
 }
