@@ -109,14 +109,12 @@ func asksClaim(question string) bool {
 // way ("what", "how do I") may name it in the reader's words where the
 // book has its own, and is left to the coverage check.
 func (p *Pipeline) absentFromClaim(ctx context.Context, question string, keys []keyTerm, f citebook.Filter) []string {
-	// "Is there a command that …" asks for a thing, in the reader's words
-	// for what it does: absentAction checks the deed.
-	if !asksClaim(question) || asksHowTo[1].MatchString(question) {
+	if !statesClaim(question) {
 		return nil
 	}
 	var absent []string
 	for _, k := range keys {
-		if k.kind == kindWord && k.df == 0 && !isCJKTerm(k.text) && !hedge(k.text) && !claimFrames[k.text] {
+		if k.df == 0 && claimWord(k) {
 			absent = append(absent, k.text)
 		}
 	}
@@ -125,6 +123,21 @@ func (p *Pipeline) absentFromClaim(ctx context.Context, question string, keys []
 	}
 	held := p.heldInSomeForm(ctx, question, absent, f)
 	return slices.DeleteFunc(absent, func(t string) bool { return held[t] })
+}
+
+// statesClaim reports whether the question asks about a statement
+// (asksClaim) rather than for a thing: "Is there a command that …" asks for
+// a thing, in the reader's words for what it does (absentAction checks the
+// deed).
+func statesClaim(question string) bool {
+	return asksClaim(question) && !asksHowTo[1].MatchString(question)
+}
+
+// claimWord reports whether a key term is a word of the statement a
+// question asks about: a plain word, not a CJK pair, a hedge or a verb that
+// frames a comparison.
+func claimWord(k keyTerm) bool {
+	return k.kind == kindWord && !isCJKTerm(k.text) && !hedge(k.text) && !claimFrames[k.text]
 }
 
 // hedge reports the adverbs by which a claim says how often, how surely

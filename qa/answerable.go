@@ -590,12 +590,12 @@ const claimCover = 0.5
 // hold the word kept walden-u03 answered: the extractive answer quotes the
 // best evidence, and that one is about another claim.
 func claimRarest(question string, keys []keyTerm, covered []string) string {
-	if hasCJK(question) || !asksClaim(question) || asksHowTo[1].MatchString(question) {
+	if hasCJK(question) || !statesClaim(question) {
 		return ""
 	}
 	var top keyTerm
 	for _, k := range keys {
-		if k.kind == kindWord && k.df > 0 && k.weight > top.weight && !hedge(k.text) && !claimFrames[k.text] {
+		if k.df > 0 && k.weight > top.weight && claimWord(k) {
 			top = k
 		}
 	}

@@ -62,12 +62,6 @@ var (
 	// ("resetting the password is relatively easy with following steps"
 	// answered how to set up disk monitoring).
 	asksSteps = regexp.MustCompile(`(?i)\b(?:what|which)\s+(?:are\s+the\s+)?(steps)\b`)
-	// "Who wrote …", "… and by whom?", "who is the author of …": the
-	// answer names who did it ("written by Ken Thompson"), and the verb
-	// asks for that agent in the book's own words ("wrote" is "written by"
-	// or "developed by" there): it is no key term (agentWords). "Who was
-	// Cato Ingraham?" asks what someone is, not who did a thing. English
-	// only (see agentWord).
 	// "… if I don't set it", "without specifying them", "by default": the
 	// question asks what holds when nothing is chosen, which a book states
 	// as the default ("defaults to 256 bytes", "by default, the package
@@ -75,15 +69,27 @@ var (
 	// words gives the range tried or the parameter's name. It goes before
 	// a measure or a quantity: "how much memory … if I don't set it" asks
 	// the default amount, and the sentence giving it holds a number too.
-	asksDefault = regexp.MustCompile(`(?i)\bdefault\b|\bwithout\s+(specifying|setting|giving|passing|changing|configuring|choosing)\b|\bif\s+(i|you|we|one)\s+(don['’]t|do\s+not|never)\s+(set|specify|give|pass|change|configure|choose)\b|\b(is|are|was|were)\s+(not|never)\s+(set|specified|given|configured)\b|\b(isn['’]t|aren['’]t|if\s+not|left)\s+(set|specified|given|configured|unset)\b|\bout\s+of\s+the\s+box\b|默认|缺省`)
+	asksDefault = regexp.MustCompile(`(?i)\bdefault\b|` + unsetFrame + `|\bout\s+of\s+the\s+box\b|默认|缺省`)
 	// defaultFrame is the words by which a question says nothing was
 	// chosen ("without specifying", "if I don't set it"): they frame the
 	// default asked for, and as key terms they were the words matched
 	// ("setting", no word of the page that says "defaults to 256 bytes",
 	// weighed most). "Default" itself stays a key term: books print it.
-	defaultFrame = regexp.MustCompile(`(?i)\b(without)\s+(specifying|setting|giving|passing|changing|configuring|choosing)\b|\b(?:don['’]t|do\s+not|never)\s+(set|specify|give|pass|change|configure|choose)\b|\b(?:is|are|was|were)\s+(?:not|never)\s+(set|specified|given|configured)\b|\b(?:isn['’]t|aren['’]t|if\s+not|left)\s+(set|specified|given|configured|unset)\b`)
-	asksAgent    = regexp.MustCompile(`(?i)\bby whom\b|\bwho\s+(?:first\s+|originally\s+)?(wrote|written|developed|designed|created|invented|founded|built|discovered|introduced|proposed|authored|coined|devised|implemented|translated|edited|maintains|maintained|started)\b|\bwho\s+(?:is|was|are|were)\s+the\s+(author|creator|inventor|founder|designer|developer|maintainer|translator|editor)s?\s+of\b`)
+	defaultFrame = regexp.MustCompile(`(?i)` + unsetFrame)
+	// "Who wrote …", "… and by whom?", "who is the author of …": the
+	// answer names who did it ("written by Ken Thompson"), and the verb
+	// asks for that agent in the book's own words ("wrote" is "written by"
+	// or "developed by" there): it is no key term (agentWords). "Who was
+	// Cato Ingraham?" asks what someone is, not who did a thing. English
+	// only (see agentWord).
+	asksAgent = regexp.MustCompile(`(?i)\bby whom\b|\bwho\s+(?:first\s+|originally\s+)?(wrote|written|developed|designed|created|invented|founded|built|discovered|introduced|proposed|authored|coined|devised|implemented|translated|edited|maintains|maintained|started)\b|\bwho\s+(?:is|was|are|were)\s+the\s+(author|creator|inventor|founder|designer|developer|maintainer|translator|editor)s?\s+of\b`)
 )
+
+// unsetFrame is the phrases saying nothing was chosen, with the framing
+// words captured (howWords): both asksDefault and defaultFrame are made of
+// it, so a question is asked for the default exactly when its framing
+// words are no key terms.
+const unsetFrame = `\b(without)\s+(specifying|setting|giving|passing|changing|configuring|choosing)\b|\b(?:don['’]t|do\s+not|never)\s+(set|specify|give|pass|change|configure|choose)\b|\b(?:is|are|was|were)\s+(?:not|never)\s+(set|specified|given|configured)\b|\b(?:isn['’]t|aren['’]t|if\s+not|left)\s+(set|specified|given|configured|unset)\b`
 
 // What each type's statement looks like.
 var (
