@@ -188,3 +188,25 @@ func TestClaimRarestWord(t *testing.T) {
 	require.False(t, a.Refused, "%s: %+v", q, a.Trace.Answerability)
 	require.Equal(t, 49, a.Citations[0].Page, a.Answer)
 }
+
+// TestClaimRarestWordsTie: words equally rare are each a claim's rarest, so
+// the verdict does not hang on which the question names first. "/tmp" and
+// "reboot" are in seven chunks each of the Debian reference; asked with
+// "reboot" first the question was refused, asked with "/tmp" first it
+// quoted p. 187's "Applications create temporary files normally under …
+// /tmp", which says nothing of a reboot.
+func TestClaimRarestWordsTie(t *testing.T) {
+	l := testlib.Open(t, testlib.Config(t.TempDir()))
+	testlib.Index(t, l, citebook.BookInput{BookID: "debref", Tenant: "lib", Path: corpus.Path(t, "books/debian-reference.en.pdf")})
+	p := testlib.Pipeline(t, l)
+	ask := askBook(t, p, citebook.Principal{Tenant: "lib", User: "r"}, "debref")
+	for _, q := range []string{
+		"After a reboot, is a file I leave in /tmp still there?",
+		"If I leave a file in /tmp, is it still there after a reboot?",
+	} {
+		a := ask(q)
+		require.True(t, a.Refused, "%s: %s", q, a.Answer)
+		require.Equal(t, qa.CodeLowCoverage, a.Trace.Answerability.Code, q)
+		require.Equal(t, []string{"reboot"}, a.Trace.Answerability.Missing, q)
+	}
+}

@@ -593,13 +593,23 @@ func claimRarest(question string, keys []keyTerm, covered []string) string {
 	if hasCJK(question) || !statesClaim(question) {
 		return ""
 	}
-	var top keyTerm
+	top := 0.0
 	for _, k := range keys {
-		if k.df > 0 && k.weight > top.weight && claimWord(k) {
-			top = k
+		if k.df > 0 && claimWord(k) {
+			top = max(top, k.weight)
 		}
 	}
-	if top.text == "" || slices.Contains(covered, top.text) {
+	// Words equally rare are each the rarest: which comes first in the
+	// question is no reason to ask for one and not the other ("/tmp" and
+	// "reboot" are in seven chunks each of the Debian reference).
+	missing := ""
+	for _, k := range keys {
+		if k.df > 0 && claimWord(k) && k.weight > top-tieEps && !slices.Contains(covered, k.text) {
+			missing = k.text
+			break
+		}
+	}
+	if missing == "" {
 		return ""
 	}
 	for _, m := range calledFunction.FindAllStringSubmatch(question, -1) {
@@ -607,7 +617,7 @@ func claimRarest(question string, keys []keyTerm, covered []string) string {
 			return ""
 		}
 	}
-	return top.text
+	return missing
 }
 
 // calledFunction finds the functions a question calls as code names them:
