@@ -383,7 +383,9 @@ func TestReopenRebuildsSameIndex(t *testing.T) {
 }
 
 // exhaustive is the plain BM25 scorer topK replaced: every posting of every
-// query term summed in query order, then the k best by score and chunk ID.
+// query term summed in query order, then the k best by score and chunk ID,
+// with the collection statistics (rows, their average length, each term's
+// document frequency) counted over the filter's tenant's rows.
 func exhaustive(x *Index, query string, f citebook.Filter, k int) []citebook.Hit {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
@@ -392,15 +394,35 @@ func exhaustive(x *Index, query string, f citebook.Filter, k int) []citebook.Hit
 	if allowed.Len() == 0 {
 		return hits
 	}
-	n := float64(x.live)
-	avgdl := float64(x.totalLen) / n
+	// Collection statistics over the filter's tenant's live rows only
+	// (tenantStats): a row is live while some book lists it.
+	inTenant := map[int32]bool{}
+	var total float64
+	for key, rs := range x.books {
+		if key.tenant == f.Tenant {
+			for _, r := range rs {
+				inTenant[r] = true
+				total += float64(x.rows[r].length)
+			}
+		}
+	}
+	n := float64(len(inTenant))
+	avgdl := total / n
 	scores := map[int32]float64{}
 	for _, t := range analysis.QueryTerms(query) {
 		id, ok := x.terms[t]
-		if !ok || x.df[id] == 0 {
+		if !ok {
 			continue
 		}
-		df := float64(x.df[id])
+		var df float64
+		for _, p := range x.postings[id] {
+			if inTenant[p.row] {
+				df++
+			}
+		}
+		if df == 0 {
+			continue
+		}
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for _, p := range x.postings[id] {
 			if !allowed.Has(p.row) {

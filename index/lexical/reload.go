@@ -68,6 +68,7 @@ func (x *Index) ReloadBooks(ctx context.Context, ids []string) error {
 	}
 	x.maybeCompact()
 	x.admits.Invalidate()
+	x.tenants.clear()
 	return nil
 }
 

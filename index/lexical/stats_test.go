@@ -72,3 +72,50 @@ func TestDocFreqWholeIndex(t *testing.T) {
 	require.Equal(t, 1, n)
 	require.Equal(t, []int{1, 0}, df)
 }
+
+// TestScoresIgnoreOtherTenants: BM25's statistics are counted over the
+// searching tenant's rows, so what another tenant indexes changes neither a
+// hit's score nor the order (it could otherwise be probed through them, and
+// an eval's figures would depend on what other sets the library held).
+func TestScoresIgnoreOtherTenants(t *testing.T) {
+	ctx := context.Background()
+	x := open(t, t.TempDir())
+	defer x.Close()
+	moby := mobyChunks(t, "a")
+	require.NoError(t, x.Upsert(ctx, moby[:400]))
+	f := citebook.Filter{Tenant: "a", Books: []citebook.BookScope{{BookID: "moby", Version: 1}}}
+	queries := []string{"whale oil lamps", "the white whale", "Ahab harpoon line", "Queequeg coffin"}
+	search := func() [][]citebook.Hit {
+		var out [][]citebook.Hit
+		for _, q := range queries {
+			h, err := x.Search(ctx, q, f, 10)
+			require.NoError(t, err)
+			require.NotEmpty(t, h, q)
+			out = append(out, h)
+		}
+		return out
+	}
+	before := search()
+	// Another tenant's copy of the later chapters, where "whale" and "Ahab"
+	// are far more common, in a book of the same name.
+	other := mobyChunks(t, "b")
+	for i := range other {
+		other[i].ID = "b-" + other[i].ID
+	}
+	require.NoError(t, x.Upsert(ctx, other[400:]))
+	require.Equal(t, before, search())
+	require.NoError(t, x.Delete(ctx, []string{other[500].ID}))
+	require.Equal(t, before, search())
+
+	// The tenant's own other books do count (a single book is too small a
+	// collection to rank by): the same chapters as a second book of "a"
+	// change the first search's scores, so the test sees the statistics.
+	more := mobyChunks(t, "a")
+	for i := range more {
+		more[i].BookID, more[i].ID = "moby2", "a2-"+more[i].ID
+	}
+	require.NoError(t, x.Upsert(ctx, more[400:]))
+	h, err := x.Search(ctx, queries[0], f, 10)
+	require.NoError(t, err)
+	require.NotEqual(t, before[0][0].Score, h[0].Score)
+}
