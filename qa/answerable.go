@@ -73,10 +73,14 @@ type keyTerm struct {
 }
 
 // isFiller reports words that frame a question rather than name its topic
-// ("what is the recommended way to …", "can anyone …"); like stopwords
-// they are dropped before the key terms are weighed. Indefinite pronouns
-// for people stand beside "something" and "anything": "anyone with
-// physical access" is about the access, not about a person the book names.
+// ("what is the recommended way to …", "can anyone …", "is it OK to …");
+// like stopwords they are dropped before the key terms are weighed.
+// Indefinite pronouns for people stand beside "something" and "anything":
+// "anyone with physical access" is about the access, not about a person
+// the book names. Units of size are how a number is written, as "million"
+// and "percent" are: a book prints "1 GB", "1GiB" or "1024 MB" for one
+// amount ("is memory leaking although dmesg reported almost 1 GB?" was
+// refused for a passage without "GB").
 func isFiller(t string) bool {
 	switch t {
 	case "way", "use", "using", "used", "get", "want", "need", "make", "possible",
@@ -85,6 +89,7 @@ func isFiller(t string) bool {
 		"happen", "happens", "actually", "really", "know", "like", "one", "two", "go", "see", "let", "say",
 		"answer", "response", "question", "round", "decimal", "unit", "units", "usd", "eur", "percent", "percents",
 		"percentage", "million", "millions", "billion", "billions", "thousand", "thousands",
+		"kb", "mb", "gb", "tb", "kib", "mib", "gib", "tib", "ok", "okay", "alright",
 		"怎么", "怎样", "什么", "为什", "如何", "哪些", "哪个", "是否", "可以", "能否", "一下", "有没", "没有":
 		return true
 	}
@@ -299,9 +304,10 @@ func (p *Pipeline) keyTerms(ctx context.Context, question string, lib, f citeboo
 			wdf, wn, wf = libDF, libN, lib
 		}
 		straddle := p.straddling(ctx, question, wf)
+		unlabelled := p.absentNames(ctx, cands, df, f)
 		out := make([]keyTerm, 0, len(cands))
 		for i, t := range cands {
-			if df[i] == 0 && isMixed(t) {
+			if df[i] == 0 && isMixed(t) && !unlabelled[t] {
 				continue // "fy2018" absent: its digits are weighed on their own
 			}
 			w := 1.0
@@ -322,6 +328,45 @@ func (p *Pipeline) keyTerms(ctx context.Context, question string, lib, f citeboo
 		out = append(out, keyTerm{text: t, kind: kinds[t], weight: 1})
 	}
 	return out, n
+}
+
+// absentNames returns the question's absent terms of letters and digits
+// (df 0 in f) that are names, not a label on a number: their letters, at
+// least three, are absent from f too. "FY2018" is a label ("fy") on a
+// number a book prints as "fiscal 2018", and its digits are weighed on their
+// own; "ggplot2" is a package R-intro never names in any spelling, and
+// dropped like a label it let "How do I draw a grouped bar chart with
+// ggplot2?" be answered from "Grouped expressions".
+func (p *Pipeline) absentNames(ctx context.Context, cands []string, df []int, f citebook.Filter) map[string]bool {
+	var names, letters []string
+	for i, t := range cands {
+		if df[i] != 0 || !isMixed(t) {
+			continue
+		}
+		l := strings.Map(func(r rune) rune {
+			if unicode.IsLetter(r) {
+				return r
+			}
+			return -1
+		}, t)
+		if ts := p.deps.Terms(l); utf8.RuneCountInString(l) >= 3 && !hasCJK(l) && len(ts) == 1 {
+			names, letters = append(names, t), append(letters, ts[0])
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	ldf, _, err := p.deps.Stats.DocFreq(ctx, letters, f)
+	if err != nil {
+		return nil
+	}
+	out := map[string]bool{}
+	for i, t := range names {
+		if ldf[i] == 0 {
+			out[t] = true
+		}
+	}
+	return out
 }
 
 // straddling is the set of the question's CJK character pairs that cross

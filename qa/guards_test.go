@@ -165,6 +165,15 @@ func TestGuardNeverMentionedReason(t *testing.T) {
 	require.Contains(t, a.Trace.Answerability.Absent, "merging")
 	require.Contains(t, a.Trace.Answerability.Reason, "the book never mentions “merging”")
 	require.Contains(t, a.Trace.Answerability.Reason, "the best passage covers")
+
+	// A name spelled with digits that the book prints in no spelling, not
+	// even its letters, is weighed as an absent word, not dropped as a
+	// label on a number ("FY2018"): R-intro never names ggplot2.
+	a, err = p.Ask(context.Background(), alice, qa.Request{Question: "How can I make a stacked histogram of my data with ggplot2?", BookIDs: []string{bookR}}, nil)
+	require.NoError(t, err)
+	require.True(t, a.Refused, a.Answer)
+	require.Contains(t, a.Trace.Answerability.KeyTerms, "ggplot2")
+	require.Contains(t, a.Trace.Answerability.Reason, "“ggplot2”")
 }
 
 // TestGuardChinese: the same guards hold for Chinese questions over the

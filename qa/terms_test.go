@@ -33,7 +33,8 @@ func TestLeaderShare(t *testing.T) {
 // question's key terms are what the book must be about ("What steps"
 // frames a procedure: asksSteps). Nor do a hedge on the number asked for
 // ("roughly", "approximately") or an attribution ("according to Thoreau"):
-// rare in books, they weighed most and no passage held them.
+// rare in books, they weighed most and no passage held them. Nor do "OK"
+// or a unit of size.
 func TestQuestionTermsLeaveOutTheAsker(t *testing.T) {
 	for q, want := range map[string][]string{
 		"What steps set up automatic monitoring that warns me before one of my hard disks fails?": {"set", "automatic", "monitoring", "warn", "hard", "disk", "fail"},
@@ -42,6 +43,10 @@ func TestQuestionTermsLeaveOutTheAsker(t *testing.T) {
 		"Roughly how many example datasets come bundled with R itself?":                           {"example", "dataset", "come", "bundled", "r"},
 		"Approximately how much did the food cost each week?":                                     {"food", "cost", "week"},
 		"According to Thoreau, which cities drank Walden water?":                                  {"thoreau", "city", "drank", "walden", "water"},
+		// "Is it OK to …" asks leave, and a size's unit is how its number
+		// is written ("1 GB", "1GiB", "1024 MB").
+		"Is it OK to keep a swap file on an SSD?":               {"keep", "swap", "file", "ssd"},
+		"Why does top show 20 MB free when I have 1 GB of RAM?": {"top", "show", "20", "free", "1", "ram"},
 	} {
 		assert.Equal(t, want, questionTerms(q, analysis.Terms), q)
 	}
