@@ -189,7 +189,69 @@ func (p *Pipeline) heldInSomeForm(ctx context.Context, question string, terms []
 	for t := range p.heldOpen(ctx, rest, f) {
 		held[t] = true
 	}
+	for t := range p.heldClosed(ctx, question, rest, f) {
+		held[t] = true
+	}
 	return held
+}
+
+// heldClosed reports which of the terms some chunk in f prints closed up
+// with the question's word beside it: "scatter plot" as R-intro's
+// "scatterplot", "file name" as "filename", "time stamp" as "timestamp" —
+// heldOpen the other way round. (Asked "Can I rotate a 3-D scatter plot
+// …?", R-intro was said never to mention "scatter".)
+func (p *Pipeline) heldClosed(ctx context.Context, question string, terms []string, f citebook.Filter) map[string]bool {
+	held := map[string]bool{}
+	if len(terms) == 0 {
+		return held
+	}
+	want := map[string]bool{}
+	for _, t := range terms {
+		want[t] = isLatinTerm(t)
+	}
+	words := p.deps.Terms(question)
+	var closed, of []string
+	for i, w := range words {
+		if !want[w] {
+			continue
+		}
+		for _, n := range []struct{ a, b string }{{prev(words, i), w}, {w, next(words, i)}} {
+			if !isLatinTerm(n.a) || !isLatinTerm(n.b) || analysis.IsStopword(n.a) || analysis.IsStopword(n.b) {
+				continue
+			}
+			if ts := p.deps.Terms(n.a + n.b); len(ts) == 1 {
+				closed, of = append(closed, ts[0]), append(of, w)
+			}
+		}
+	}
+	if len(closed) == 0 {
+		return held
+	}
+	df, _, err := p.deps.Stats.DocFreq(ctx, closed, f)
+	if err != nil || len(df) != len(closed) {
+		return held
+	}
+	for i, d := range df {
+		if d > 0 {
+			held[of[i]] = true
+		}
+	}
+	return held
+}
+
+// prev and next are the words beside words[i] ("" at the ends).
+func prev(words []string, i int) string {
+	if i == 0 {
+		return ""
+	}
+	return words[i-1]
+}
+
+func next(words []string, i int) string {
+	if i+1 == len(words) {
+		return ""
+	}
+	return words[i+1]
 }
 
 // otherForms are the other forms of the question's terms, as terms: a

@@ -59,7 +59,8 @@ func TestGuardAbsentAction(t *testing.T) {
 // holds words the book prints in no form ("generational", "collector") is
 // refused and the reason names them; a hedge the book does not use
 // ("never") proves nothing, nor does a closed compound the book prints
-// open ("dataframe" of "data frame") or an irregular plural it prints in
+// open ("dataframe" of "data frame"), an open one it prints closed
+// ("scatter plot" of "scatterplot") or an irregular plural it prints in
 // the singular ("mice"), an advice question ("should I …") is asked in
 // the reader's words for a plan and is answered from the page that says
 // what to do, and a claim whose words the book prints in other forms
@@ -84,6 +85,12 @@ func TestGuardAbsentFromClaim(t *testing.T) {
 	q = "Can a dataframe hold columns of different types?"
 	a = ask(q)
 	require.Contains(t, a.Trace.Answerability.Absent, "dataframe")
+	require.NotEqual(t, qa.CodeNeverMentioned, a.Trace.Answerability.Code, "%s: %+v", q, a.Trace.Answerability)
+	// And the other way round: R-intro prints "scatterplot" closed up, so
+	// the reader's "scatter plot" is the book's word too.
+	q = "Can pairs() draw a scatter plot for each pair of columns?"
+	a = ask(q)
+	require.Contains(t, a.Trace.Answerability.Absent, "scatter")
 	require.NotEqual(t, qa.CodeNeverMentioned, a.Trace.Answerability.Code, "%s: %+v", q, a.Trace.Answerability)
 
 	// "A lot of" says how many, as "many" does: no word of the claim

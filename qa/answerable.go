@@ -73,7 +73,8 @@ type keyTerm struct {
 }
 
 // isFiller reports words that frame a question rather than name its topic
-// ("what is the recommended way to …", "can anyone …", "is it OK to …");
+// ("what is the recommended way to …", "can anyone …", "is it OK to …",
+// "in every ssh command");
 // like stopwords they are dropped before the key terms are weighed.
 // Indefinite pronouns for people stand beside "something" and "anything":
 // "anyone with physical access" is about the access, not about a person
@@ -89,7 +90,7 @@ func isFiller(t string) bool {
 		"happen", "happens", "actually", "really", "know", "like", "one", "two", "go", "see", "let", "say",
 		"answer", "response", "question", "round", "decimal", "unit", "units", "usd", "eur", "percent", "percents",
 		"percentage", "million", "millions", "billion", "billions", "thousand", "thousands",
-		"kb", "mb", "gb", "tb", "kib", "mib", "gib", "tib", "ok", "okay", "alright",
+		"kb", "mb", "gb", "tb", "kib", "mib", "gib", "tib", "ok", "okay", "alright", "every",
 		"怎么", "怎样", "什么", "为什", "如何", "哪些", "哪个", "是否", "可以", "能否", "一下", "有没", "没有":
 		return true
 	}

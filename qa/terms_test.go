@@ -45,6 +45,7 @@ func TestQuestionTermsLeaveOutTheAsker(t *testing.T) {
 		"According to Thoreau, which cities drank Walden water?":                                  {"thoreau", "city", "drank", "walden", "water"},
 		// "Is it OK to …" asks leave, and a size's unit is how its number
 		// is written ("1 GB", "1GiB", "1024 MB").
+		"Do I have to type the password in every ssh command?":  {"type", "password", "ssh", "command"},
 		"Is it OK to keep a swap file on an SSD?":               {"keep", "swap", "file", "ssd"},
 		"Why does top show 20 MB free when I have 1 GB of RAM?": {"top", "show", "20", "free", "1", "ram"},
 	} {
