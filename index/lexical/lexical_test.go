@@ -307,6 +307,13 @@ func TestConcurrentReadersAndWriter(t *testing.T) {
 	defer x.Close()
 	cs := mobyChunks(t, "t")[:400]
 	require.NoError(t, x.Upsert(ctx, cs[:200]))
+	// A second tenant, so searches count their tenant's statistics
+	// (tenantStats) while the writer empties them.
+	other := mobyChunks(t, "u")[400:450]
+	for i := range other {
+		other[i].ID = "u-" + other[i].ID
+	}
+	require.NoError(t, x.Upsert(ctx, other))
 	f := citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "moby", Version: 1}}}
 	done := make(chan struct{})
 	errs := make(chan error, 4)
@@ -334,7 +341,7 @@ func TestConcurrentReadersAndWriter(t *testing.T) {
 	for range 4 {
 		require.NoError(t, <-errs)
 	}
-	require.Equal(t, 390, x.Len())
+	require.Equal(t, 440, x.Len())
 }
 
 func TestClosedIndexIsUnavailable(t *testing.T) {
