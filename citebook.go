@@ -317,7 +317,26 @@ func (e EmbeddingVersion) String() string {
 type Hit struct {
 	Chunk Chunk   `json:"chunk"`
 	Score float64 `json:"score"`
+	// Ref is the store's handle on the row the hit was read from (zero
+	// when the store gives none), so a reader of that store finds the row
+	// again without looking the chunk's ID up in a map of every chunk.
+	Ref RowRef `json:"-"`
 }
+
+// RowRef is a store's handle on one of its rows. It names the row only
+// while Owner is the store's current one (the store makes a new one at
+// every change to its rows), so the store checks Owner before it reads
+// Row, and otherwise finds the chunk by its ID as before.
+type RowRef struct {
+	Owner *RowOwner
+	Row   int32
+}
+
+// RowOwner is a token naming a store's rows as they are between two
+// changes (RowRef). A token rather than the store and a counter, so hits
+// compare equal (reflect.DeepEqual) when they hold the same rows of equal
+// stores, and printing one never walks a whole store.
+type RowOwner struct{ _ byte }
 
 // JobStatus is the life of one index job, from the queue to its end.
 type JobStatus string

@@ -115,3 +115,18 @@ var spellingPairs = [][2]string{
 
 // spellingEndings are British / American word endings.
 var spellingEndings = [][2]string{{"tre", "ter"}, {"ence", "ense"}, {"ences", "enses"}}
+
+// TermStart is a term's first two bytes as one number (first byte high; 0
+// for a missing byte). Two terms that qa's prefix matching can take for
+// one word share it (they are equal, or share their first four letters),
+// so a reader of a chunk's terms hands over only the terms whose start is
+// among the key terms' (lexical's ChunkSentences).
+func TermStart(t string) uint16 {
+	switch len(t) {
+	case 0:
+		return 0
+	case 1:
+		return uint16(t[0]) << 8
+	}
+	return uint16(t[0])<<8 | uint16(t[1])
+}

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -72,6 +73,81 @@ type Follower struct {
 	cmu   sync.RWMutex
 	cgen  int64                 // generation the cached lifespans answer for
 	spans map[string][]Lifespan // chunk ID → lifespans; an empty entry: no metadata rows
+	// byRow holds spans' entries again by the store rows hits name
+	// (citebook.RowRef), one table per RowOwner (the latest maxRowTables),
+	// emptied with spans: a hit's row finds its lifespans in a slice where
+	// its chunk ID took a look-up in a map of every chunk seen (100 hits:
+	// 40–60 against 150–180 µs, BenchmarkVisibleCached; visibleCached was
+	// 5% of a search's CPU under bench/load.sh, mostly in that map).
+	byRow []rowSpans
+}
+
+// rowSpans is the lifespan cache by the rows of one RowOwner: spans[r] is
+// the cached lifespans of the chunk at row r, nil when not noted. Under
+// one owner a row holds one chunk, so its lifespans are that chunk ID's
+// entry in Follower.spans.
+type rowSpans struct {
+	owner *citebook.RowOwner
+	spans [][]Lifespan
+}
+
+// maxRowTables bounds Follower.byRow: a store names its rows anew at each
+// write, so the tables of older owners are dropped, oldest first.
+const maxRowTables = 4
+
+// rowCached returns the lifespans byRow holds for ref's row. Callers hold
+// cmu.
+func (f *Follower) rowCached(ref citebook.RowRef) ([]Lifespan, bool) {
+	if ref.Owner == nil || ref.Row < 0 {
+		return nil, false
+	}
+	for i := range f.byRow {
+		t := &f.byRow[i]
+		if t.owner == ref.Owner {
+			if int(ref.Row) >= len(t.spans) {
+				return nil, false
+			}
+			l := t.spans[ref.Row]
+			return l, l != nil
+		}
+	}
+	return nil, false
+}
+
+// noteRows puts into byRow the lifespans of hits (found in spans by
+// their chunk IDs) when the cache still answers for gen. Callers hold cmu
+// for writing.
+func (f *Follower) noteRows(gen int64, hits []citebook.Hit) {
+	if f.cgen != gen || f.spans == nil {
+		return
+	}
+	for _, h := range hits {
+		ref := h.Ref
+		l, ok := f.spans[h.Chunk.ID]
+		if ref.Owner == nil || ref.Row < 0 || !ok {
+			continue
+		}
+		t := f.rowTable(ref.Owner)
+		if int(ref.Row) >= len(t.spans) {
+			t.spans = append(t.spans, make([][]Lifespan, int(ref.Row)+1-len(t.spans))...)
+		}
+		t.spans[ref.Row] = l
+	}
+}
+
+// rowTable is owner's table, made (dropping the oldest beyond
+// maxRowTables) when there is none. Callers hold cmu for writing.
+func (f *Follower) rowTable(owner *citebook.RowOwner) *rowSpans {
+	for i := range f.byRow {
+		if f.byRow[i].owner == owner {
+			return &f.byRow[i]
+		}
+	}
+	if len(f.byRow) == maxRowTables {
+		f.byRow = slices.Delete(f.byRow, 0, 1)
+	}
+	f.byRow = append(f.byRow, rowSpans{owner: owner})
+	return &f.byRow[len(f.byRow)-1]
 }
 
 // maxCachedSpans bounds the lifespan cache (about 100 bytes an entry); a
@@ -213,10 +289,14 @@ func (f *Follower) Visible(ctx context.Context, hits []citebook.Hit, flt citeboo
 	if out, ok := f.visibleCached(hits, flt); ok {
 		return out, nil
 	}
-	spans, err := f.lifespans(ctx, hits)
+	gen := f.gen.Load()
+	spans, err := f.lifespans(ctx, gen, hits)
 	if err != nil {
 		return nil, err
 	}
+	f.cmu.Lock()
+	f.noteRows(gen, hits)
+	f.cmu.Unlock()
 	out := make([]citebook.Hit, 0, len(hits))
 	for _, h := range hits {
 		if visibleIn(spans[h.Chunk.ID], h.Chunk.BookID, flt) {
@@ -231,19 +311,35 @@ func (f *Follower) Visible(ctx context.Context, hits []citebook.Hit, flt citeboo
 // changes), without building maps of them; ok is false otherwise.
 func (f *Follower) visibleCached(hits []citebook.Hit, flt citebook.Filter) ([]citebook.Hit, bool) {
 	gen := f.gen.Load()
+	out, noted, ok := f.visibleCachedLocked(gen, hits, flt)
+	if ok && !noted {
+		// Some hits' rows were found by chunk ID: note them by row.
+		f.cmu.Lock()
+		f.noteRows(gen, hits)
+		f.cmu.Unlock()
+	}
+	return out, ok
+}
+
+// visibleCachedLocked is visibleCached under cmu's read lock; noted is
+// false when some hit with a RowRef was found by its chunk ID.
+func (f *Follower) visibleCachedLocked(gen int64, hits []citebook.Hit, flt citebook.Filter) (out []citebook.Hit, noted, ok bool) {
 	f.cmu.RLock()
 	defer f.cmu.RUnlock()
 	if f.cgen != gen || f.spans == nil {
-		return nil, false
+		return nil, false, false
 	}
 	// Usually every hit is visible: then hits is returned as it is (it was
 	// the store's fresh slice), and a copy is made only from the first hit
 	// dropped (copying every list of ~80 hits was 9% of a search's bytes).
-	var out []citebook.Hit
+	noted = true
 	for i, h := range hits {
-		l, ok := f.spans[h.Chunk.ID]
+		l, ok := f.rowCached(h.Ref)
 		if !ok {
-			return nil, false
+			if l, ok = f.spans[h.Chunk.ID]; !ok {
+				return nil, false, false
+			}
+			noted = noted && h.Ref.Owner == nil
 		}
 		switch vis := visibleIn(l, h.Chunk.BookID, flt); {
 		case !vis && out == nil:
@@ -253,16 +349,15 @@ func (f *Follower) visibleCached(hits []citebook.Hit, flt citebook.Filter) ([]ci
 		}
 	}
 	if out == nil {
-		return hits, true
+		return hits, noted, true
 	}
-	return out, true
+	return out, noted, true
 }
 
 // lifespans returns the hits' lifespans, from the cache where it answers
 // for the generation the follower last synced to and from the metadata for
 // the rest.
-func (f *Follower) lifespans(ctx context.Context, hits []citebook.Hit) (map[string][]Lifespan, error) {
-	gen := f.gen.Load()
+func (f *Follower) lifespans(ctx context.Context, gen int64, hits []citebook.Hit) (map[string][]Lifespan, error) {
 	out := make(map[string][]Lifespan, len(hits))
 	var miss []string
 	book := make(map[string]string)
@@ -295,7 +390,7 @@ func (f *Follower) lifespans(ctx context.Context, hits []citebook.Hit) (map[stri
 			}
 			return out, nil
 		}
-		f.cgen, f.spans = gen, make(map[string][]Lifespan, len(miss))
+		f.cgen, f.spans, f.byRow = gen, make(map[string][]Lifespan, len(miss)), nil
 	}
 	for _, id := range miss {
 		l := got[id]

@@ -2,6 +2,9 @@ package index_test
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -52,4 +55,57 @@ func BenchmarkFreshSearch(b *testing.B) {
 	}
 	b.ReportMetric(float64(tFresh)/float64(tBare), "fresh/bare")
 	b.ReportMetric(float64((tFresh-tBare).Microseconds())/float64(b.N), "added-µs/op")
+}
+
+// BenchmarkVisibleCached measures the follower's check of 100 hits when
+// the cache holds their lifespans, among those of 60k chunks of 8 books:
+// by their chunk IDs (no row handles) and by the rows their handles name.
+func BenchmarkVisibleCached(b *testing.B) {
+	ctx := context.Background()
+	const n, books = 60000, 8
+	log := &scriptedLog{gen: 1, spans: make(map[string][]index.Lifespan, n)}
+	store := new(citebook.RowOwner)
+	all := make([]citebook.Hit, n)
+	flt := citebook.Filter{Tenant: "t"}
+	for bk := range books {
+		flt.Books = append(flt.Books, citebook.BookScope{BookID: fmt.Sprintf("synth%03d", bk), Version: 1})
+	}
+	for i := range all {
+		id, book := fmt.Sprintf("%016x", uint64(i)*0x9e3779b97f4a7c15), fmt.Sprintf("synth%03d", i%books)
+		log.spans[id] = []index.Lifespan{{BookID: book, Version: 1}}
+		all[i] = citebook.Hit{Chunk: citebook.Chunk{ID: id, BookID: book}, Ref: citebook.RowRef{Owner: store, Row: int32(i)}}
+	}
+	f, err := index.NewFollower(ctx, log, quiet())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < n; i += 100 {
+		if _, err := f.Visible(ctx, all[i:i+100], flt); err != nil {
+			b.Fatal(err)
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	byRow, byID := make([][]citebook.Hit, 512), make([][]citebook.Hit, 512)
+	for i := range byRow {
+		for range 100 {
+			byRow[i] = append(byRow[i], all[rng.IntN(n)])
+		}
+		byID[i] = slices.Clone(byRow[i])
+		for j := range byID[i] {
+			byID[i][j].Ref = citebook.RowRef{}
+		}
+	}
+	for _, by := range []string{"id", "row"} {
+		sets := byRow
+		if by == "id" {
+			sets = byID
+		}
+		b.Run(by, func(b *testing.B) {
+			for i := range b.N {
+				if _, err := f.Visible(ctx, sets[i%len(sets)], flt); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

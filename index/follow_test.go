@@ -270,3 +270,63 @@ func TestBeginSyncsOncePerQuestion(t *testing.T) {
 	require.Equal(t, []string{"b"}, search(ctx))
 	require.Equal(t, calls+1, log.calls.Load(), "a search outside a question syncs")
 }
+
+// TestVisibleByRowRef: hits carrying their stores' row handles are checked
+// against the lifespans of the chunk they hold, as hits without do: two
+// stores' equal row numbers stay apart, a logged change is honoured by the
+// next search, and a row that holds another chunk after its store changed
+// (a new RowOwner) is not given the old chunk's lifespans; the tables of
+// old owners are dropped.
+func TestVisibleByRowRef(t *testing.T) {
+	ctx := context.Background()
+	log := &scriptedLog{gen: 7, spans: map[string][]index.Lifespan{
+		"a": {{BookID: "b", Version: 1}},
+		"b": {{BookID: "b", Version: 1}},
+	}}
+	f, err := index.NewFollower(ctx, log, quiet())
+	require.NoError(t, err)
+	vec, lex := new(citebook.RowOwner), new(citebook.RowOwner)   // two stores
+	vec2, lex2 := new(citebook.RowOwner), new(citebook.RowOwner) // after a change
+	hit := func(id string, store *citebook.RowOwner, row int32) citebook.Hit {
+		return citebook.Hit{Chunk: citebook.Chunk{ID: id, BookID: "b"}, Ref: citebook.RowRef{Owner: store, Row: row}}
+	}
+	v1 := citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "b", Version: 1}}}
+	v2 := citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "b", Version: 2}}}
+	search := func(flt citebook.Filter, hits ...citebook.Hit) (out []string) {
+		t.Helper()
+		require.NoError(t, f.Sync(ctx))
+		got, err := f.Visible(ctx, hits, flt)
+		require.NoError(t, err)
+		for _, h := range got {
+			out = append(out, h.Chunk.ID)
+		}
+		return out
+	}
+	first := []citebook.Hit{hit("a", vec, 0), hit("b", vec, 1), hit("b", lex, 0), hit("gone", lex, 1)}
+	for range 3 {
+		require.Equal(t, []string{"a", "b", "b"}, search(v1, first...))
+	}
+	require.Equal(t, 1, log.queries, "answered from the cache")
+	// Row 0 of the vectors holds "gone" after a change, row 1 of the
+	// lexical index "a": each is its own chunk, not the row's old one.
+	for range 2 {
+		require.Equal(t, []string{"a"}, search(v1, hit("gone", vec2, 0), hit("a", lex2, 1)))
+	}
+	require.Equal(t, []string{"a", "b", "b"}, search(v1, first...), "hits of the old owners")
+	// Many changes later the first owners' tables are gone; their hits are
+	// checked by chunk ID.
+	for i := range 2 * 4 {
+		require.Equal(t, []string{"b"}, search(v1, hit("b", new(citebook.RowOwner), int32(i))))
+	}
+	require.Equal(t, []string{"a", "b", "b"}, search(v1, first...))
+
+	// Version 2 retires "a"; the switch logs a change.
+	log.mu.Lock()
+	log.spans["a"] = []index.Lifespan{{BookID: "b", Version: 1, Retired: 2}}
+	log.gen++
+	log.mu.Unlock()
+	require.Equal(t, []string{"b", "b"}, search(v2, first...))
+	require.Equal(t, []string{"b", "b"}, search(v2, first...))
+	require.Equal(t, []string{"a", "b", "b"}, search(v1, first...))
+	require.Equal(t, 2, log.queries)
+}

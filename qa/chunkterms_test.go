@@ -57,12 +57,12 @@ func TestIndexedTermsRankAsSegmenting(t *testing.T) {
 	require.Zero(t, read.missed.Load())
 }
 
-func (c *countingTerms) HoldsAll(cs []*citebook.Chunk, want []string) ([]uint64, []bool) {
-	return c.src.HoldsAll(cs, want)
+func (c *countingTerms) HoldsAll(cs []*citebook.Chunk, refs []citebook.RowRef, want []string) ([]uint64, []bool) {
+	return c.src.HoldsAll(cs, refs, want)
 }
 
-func (c *countingTerms) ChunkSentences(ch *citebook.Chunk, want []string, first *[256]bool, fn func(int, int, func() string)) bool {
-	return c.count(c.src.ChunkSentences(ch, want, first, fn))
+func (c *countingTerms) ChunkSentences(ch *citebook.Chunk, ref citebook.RowRef, want []string, starts []uint16, fn func(int, int, func() string)) bool {
+	return c.count(c.src.ChunkSentences(ch, ref, want, starts, fn))
 }
 
 type countingTerms struct {
@@ -70,8 +70,8 @@ type countingTerms struct {
 	held, missed atomic.Int64
 }
 
-func (c *countingTerms) ChunkTerms(ch *citebook.Chunk, want []string, fn func(int, bool, func() string)) bool {
-	return c.count(c.src.ChunkTerms(ch, want, fn))
+func (c *countingTerms) ChunkTerms(ch *citebook.Chunk, ref citebook.RowRef, want []string, fn func(int, bool, func() string)) bool {
+	return c.count(c.src.ChunkTerms(ch, ref, want, fn))
 }
 
 // count tallies whether the index held the chunk as asked.

@@ -22,7 +22,7 @@ func WindowCoverage(terms []string, weights []float64, src ChunkTerms, c *citebo
 		s.first[t[0]] = true
 		s.total += weights[i]
 	}
-	return s.windowCoverage(c)
+	return s.windowCoverage(c, citebook.RowRef{})
 }
 
 // WindowCoverages is WindowCoverage of each chunk by one salient, as a
@@ -35,7 +35,7 @@ func WindowCoverages(terms []string, weights []float64, src ChunkTerms, cs []cit
 	}
 	out := make([]float64, len(cs))
 	for i := range cs {
-		out[i] = s.windowCoverage(&cs[i])
+		out[i] = s.windowCoverage(&cs[i], citebook.RowRef{})
 	}
 	return out
 }

@@ -130,9 +130,9 @@ func boost(f *queryFeatures, cands []*candidate, w Fusion) {
 		if !ok {
 			switch {
 			case maybe == nil:
-				ct = analyse(f.src, &c.chunk, titles, phrases, scan)
+				ct = analyse(f.src, &c.chunk, c.lex, titles, phrases, scan)
 			case maybe[i]:
-				ct = read(f.src, &c.chunk, false, false, scan)
+				ct = read(f.src, &c.chunk, c.lex, false, false, scan)
 			}
 			f.seen[c.chunk.ID] = ct
 		}
@@ -170,17 +170,19 @@ type chunkTerms struct {
 // string of its content terms: building those was a third of a search's
 // CPU. A pair counts when its terms follow each other in the content run,
 // as they would appear padded in the run's padded string.
-func analyse(src ChunkTerms, c *citebook.Chunk, head, text bool, scan pairScan) chunkTerms {
-	if !head && !text && !scan.possible(src, c) {
+//
+// ref is the chunk's row in src, when a keyword hit gave it (candidate.lex).
+func analyse(src ChunkTerms, c *citebook.Chunk, ref citebook.RowRef, head, text bool, scan pairScan) chunkTerms {
+	if !head && !text && !scan.possible(src, c, ref) {
 		return chunkTerms{} // no pair can be adjacent in it: nothing to read
 	}
-	return read(src, c, head, text, scan)
+	return read(src, c, ref, head, text, scan)
 }
 
 // read is analyse once the chunk must be read. The variables its callbacks
 // capture live on the heap, so declaring them only here keeps the
 // candidates analyse skips (most of them) from allocating four each.
-func read(src ChunkTerms, c *citebook.Chunk, head, text bool, scan pairScan) chunkTerms {
+func read(src ChunkTerms, c *citebook.Chunk, ref citebook.RowRef, head, text bool, scan pairScan) chunkTerms {
 	var (
 		ct     chunkTerms
 		hb, tb strings.Builder
@@ -210,7 +212,7 @@ func read(src ChunkTerms, c *citebook.Chunk, head, text bool, scan pairScan) chu
 		}
 		prev = i
 	}
-	if src != nil && src.ChunkTerms(c, words, func(w int, inHead bool, name func() string) {
+	if src != nil && src.ChunkTerms(c, ref, words, func(w int, inHead bool, name func() string) {
 		// The same terms as segmenting below, read from the index.
 		switch {
 		case inHead && head:
@@ -278,14 +280,14 @@ func newPairScan(pairs [][2]string) pairScan {
 // possible reports whether a chunk may hold one of the pairs adjacent:
 // false when there are none, or when the index tells that it
 // lacks a term of every pair (src.HoldsAll); true when unsure.
-func (s pairScan) possible(src ChunkTerms, c *citebook.Chunk) bool {
+func (s pairScan) possible(src ChunkTerms, c *citebook.Chunk, ref citebook.RowRef) bool {
 	if len(s.pairs) == 0 {
 		return false
 	}
 	if src == nil || len(s.words) > 64 {
 		return true
 	}
-	held, ok := src.HoldsAll([]*citebook.Chunk{c}, s.words)
+	held, ok := src.HoldsAll([]*citebook.Chunk{c}, []citebook.RowRef{ref}, s.words)
 	return !ok[0] || s.holdsPair(held[0])
 }
 
@@ -299,17 +301,18 @@ func (s pairScan) possibleAll(src ChunkTerms, cands []*candidate, seen map[strin
 	}
 	maybe := make([]bool, len(cands))
 	ask := make([]*citebook.Chunk, 0, len(cands))
+	refs := make([]citebook.RowRef, 0, len(cands))
 	at := make([]int, 0, len(cands))
 	for i, c := range cands {
 		if _, ok := seen[c.chunk.ID]; !ok {
-			ask = append(ask, &c.chunk)
+			ask, refs = append(ask, &c.chunk), append(refs, c.lex)
 			at = append(at, i)
 		}
 	}
 	if len(ask) == 0 {
 		return maybe
 	}
-	held, ok := src.HoldsAll(ask, s.words)
+	held, ok := src.HoldsAll(ask, refs, s.words)
 	for j, i := range at {
 		maybe[i] = !ok[j] || s.holdsPair(held[j])
 	}

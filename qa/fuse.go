@@ -33,6 +33,10 @@ type candidate struct {
 	// xScore is BM25 of the expanded query, when xFound (see fuse).
 	xScore float64
 	xFound bool
+	// lex is a keyword hit's handle on the chunk's row in the lexical
+	// index (zero when only the vectors found it), handed to the features'
+	// reads of the index (ChunkTerms) so they skip its look-up by ID.
+	lex citebook.RowRef
 }
 
 // Fusion weighs the two retrievers and says how a page's chunks pool their
@@ -196,18 +200,18 @@ func fuse(query int, vec, lex, expanded []citebook.Hit, rewritten [][]citebook.H
 	top := 0.0
 	for i, h := range lex {
 		c := get(h.Chunk)
-		c.lexRank, c.lexScore = i+1, h.Score
+		c.lexRank, c.lexScore, c.lex = i+1, h.Score, h.Ref
 		top = max(top, h.Score)
 	}
 	if qf != nil {
 		for _, h := range qf.titled {
-			get(h.Chunk) // candidates by their headings alone; boost scores them
+			get(h.Chunk).lex = h.Ref // candidates by their headings alone; boost scores them
 		}
 	}
 	xtop := 0.0
 	for _, h := range expanded {
 		c := get(h.Chunk)
-		c.xScore, c.xFound = h.Score, true
+		c.xScore, c.xFound, c.lex = h.Score, true, h.Ref
 		xtop = max(xtop, h.Score)
 	}
 	var rw map[string]float64

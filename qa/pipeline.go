@@ -50,9 +50,9 @@ type LexicalSearcher interface {
 // it marks; false as ChunkTerms, or when it kept no sentence boundaries
 // for the chunk.
 type ChunkTerms interface {
-	ChunkTerms(c *citebook.Chunk, want []string, fn func(w int, head bool, name func() string)) bool
-	HoldsAll(cs []*citebook.Chunk, want []string) (held []uint64, ok []bool)
-	ChunkSentences(c *citebook.Chunk, want []string, first *[256]bool, fn func(w, sent int, name func() string)) bool
+	ChunkTerms(c *citebook.Chunk, ref citebook.RowRef, want []string, fn func(w int, head bool, name func() string)) bool
+	HoldsAll(cs []*citebook.Chunk, refs []citebook.RowRef, want []string) (held []uint64, ok []bool)
+	ChunkSentences(c *citebook.Chunk, ref citebook.RowRef, want []string, starts []uint16, fn func(w, sent int, name func() string)) bool
 }
 
 // Library is the metadata the pipeline reads and the hit counts it bumps.

@@ -21,6 +21,7 @@ type salient struct {
 	weights []float64
 	total   float64
 	first   [256]bool // the terms' first bytes: other chunk terms match none
+	starts  []uint16  // the terms' analysis.TermStart, each once: likewise
 	// src reads a chunk's terms by sentence from the lexical index
 	// (Deps.ChunkTerms); nil: segment its text.
 	src ChunkTerms
@@ -43,7 +44,7 @@ func newSalient(query string, weights map[string]float64, terms func(string) []s
 	if len(weights) == 0 {
 		return nil
 	}
-	s := &salient{seen: map[string]salientScore{}, src: src}
+	s := &salient{seen: map[string]salientScore{}, src: src, starts: []uint16{}}
 	for _, t := range questionTerms(query, terms) {
 		w, ok := weights[t]
 		if !ok || containsTerm(s.terms, t) {
@@ -51,6 +52,9 @@ func newSalient(query string, weights map[string]float64, terms func(string) []s
 		}
 		s.terms = append(s.terms, t)
 		s.first[t[0]] = true
+		if st := analysis.TermStart(t); !slices.Contains(s.starts, st) {
+			s.starts = append(s.starts, st)
+		}
 		s.weights = append(s.weights, w)
 		s.total += w
 	}
@@ -101,7 +105,7 @@ func isLetters(s string) bool {
 
 // score computes a chunk's section and coverage values once per query,
 // each only when it has a weight.
-func (s *salient) score(c *citebook.Chunk, w Fusion) salientScore {
+func (s *salient) score(c *citebook.Chunk, ref citebook.RowRef, w Fusion) salientScore {
 	if v, ok := s.seen[c.ID]; ok {
 		return v
 	}
@@ -110,7 +114,7 @@ func (s *salient) score(c *citebook.Chunk, w Fusion) salientScore {
 		v.section = s.sectionMatch(c.HeadingPath)
 	}
 	if w.Cover != 0 {
-		v.cover = s.windowCoverage(c)
+		v.cover = s.windowCoverage(c, ref)
 	}
 	s.seen[c.ID] = v
 	return v
@@ -156,7 +160,7 @@ func boostSalient(s *salient, cands []*candidate, w Fusion) {
 		head = head[:n]
 	}
 	for _, c := range head {
-		v := s.score(&c.chunk, w)
+		v := s.score(&c.chunk, c.lex, w)
 		c.own += w.Section*v.section + w.Cover*v.cover
 	}
 }
@@ -186,7 +190,7 @@ const coverSpan = 2
 // With src the terms and sentence boundaries are read from the lexical
 // index (ChunkTerms.ChunkSentences), which gives what segmenting each
 // sentence of analysis.Sentences gives; otherwise the text is segmented.
-func (s *salient) windowCoverage(c *citebook.Chunk) float64 {
+func (s *salient) windowCoverage(c *citebook.Chunk, ref citebook.RowRef) float64 {
 	n := len(s.terms)
 	// sets holds each sentence's found terms, n flags a sentence; a
 	// sentence after the last one with a term adds nothing to any window.
@@ -204,7 +208,7 @@ func (s *salient) windowCoverage(c *citebook.Chunk) float64 {
 	// The index hands over only the terms starting like a key term (the
 	// others match none); sets then ends at the last sentence holding one,
 	// which the windows below do not miss: they add nothing after it.
-	if s.src == nil || !s.src.ChunkSentences(c, s.terms, &s.first, s.mark) {
+	if s.src == nil || !s.src.ChunkSentences(c, ref, s.terms, s.starts, s.mark) {
 		sents := analysis.Sentences(c.Text)
 		s.sets = append(s.sets[:0], make([]bool, len(sents)*n)...)
 		for i, x := range sents {

@@ -50,10 +50,10 @@ func TestWindowCoverage(t *testing.T) {
 	together := "You can switch between the virtual consoles by pressing Alt and one of the F1-F6 keys."
 	apart := "The console is a console. Consoles matter. " +
 		"Nothing here. Nothing there. Still nothing. Virtual memory is elsewhere. Keys too."
-	require.InDelta(t, 1.0, s.windowCoverage(&citebook.Chunk{Text: together}), 1e-12)
+	require.InDelta(t, 1.0, s.windowCoverage(&citebook.Chunk{Text: together}, citebook.RowRef{}), 1e-12)
 	// Best window: "Virtual memory is elsewhere. Keys too." = (2+1)/6.
-	require.InDelta(t, 0.5, s.windowCoverage(&citebook.Chunk{Text: apart}), 1e-12)
-	require.Zero(t, s.windowCoverage(&citebook.Chunk{}))
+	require.InDelta(t, 0.5, s.windowCoverage(&citebook.Chunk{Text: apart}, citebook.RowRef{}), 1e-12)
+	require.Zero(t, s.windowCoverage(&citebook.Chunk{}, citebook.RowRef{}))
 }
 
 func TestSectionMatchPrefersTheInnermostHeading(t *testing.T) {
@@ -102,4 +102,19 @@ func TestBoostSalientReordersTheHead(t *testing.T) {
 	c := mk("x", "Switch virtual keys console.", 0.5)
 	boostSalient(s, []*candidate{c}, Fusion{})
 	require.InDelta(t, 0.5, c.own, 1e-12)
+}
+
+// FuzzSameWordStart: terms sameWord takes for one word share their
+// analysis.TermStart, so the lexical index may hand the coverage feature
+// only the terms starting like a key term (ChunkSentences' starts).
+func FuzzSameWordStart(f *testing.F) {
+	for _, p := range [][2]string{{"assign", "assignments"}, {"fail", "failure"}, {"a", "a"}, {"data", "dat"},
+		{"2018", "2018"}, {"数据", "数据"}, {"x", "xylophone"}, {"", ""}} {
+		f.Add(p[0], p[1])
+	}
+	f.Fuzz(func(t *testing.T, q, w string) {
+		if sameWord(q, w) {
+			require.Equal(t, analysis.TermStart(q), analysis.TermStart(w), "%q %q", q, w)
+		}
+	})
 }

@@ -75,7 +75,7 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 		var have []bool
 		terms := func() []bool {
 			if have == nil {
-				have = p.present(qterms, qidx, found, mark, &c.chunk)
+				have = p.present(qterms, qidx, found, mark, &c.chunk, c.lex)
 			}
 			return have
 		}
@@ -153,7 +153,7 @@ func (p *Pipeline) keepOrdered(qterms []string, qidx map[string]int, found []boo
 		if c.seenLex == 0 || c.contents || slices.Contains(kept, c) {
 			continue
 		}
-		w := weightedCoverage(qterms, weights, p.present(qterms, qidx, found, mark, &c.chunk))
+		w := weightedCoverage(qterms, weights, p.present(qterms, qidx, found, mark, &c.chunk, c.lex))
 		hits, covs, top = append(hits, c), append(covs, w), max(top, w)
 	}
 	if len(hits) == 0 {
@@ -161,7 +161,7 @@ func (p *Pipeline) keepOrdered(qterms []string, qidx map[string]int, found []boo
 	}
 	best := 0.0
 	for _, c := range kept {
-		if best = max(best, weightedCoverage(qterms, weights, p.present(qterms, qidx, found, mark, &c.chunk))); best > top {
+		if best = max(best, weightedCoverage(qterms, weights, p.present(qterms, qidx, found, mark, &c.chunk, c.lex))); best > top {
 			return kept, dropped
 		}
 	}
@@ -191,10 +191,10 @@ func (p *Pipeline) keepOrdered(qterms []string, qidx map[string]int, found []boo
 // term of the chunk (a tenth of a search's CPU), with EachTerm without a
 // string per term either, and without a map per candidate; with ChunkTerms
 // it reads the terms the lexical index kept.
-func (p *Pipeline) present(qterms []string, qidx map[string]int, found []bool, mark func(int, bool, func() string), c *citebook.Chunk) []bool {
+func (p *Pipeline) present(qterms []string, qidx map[string]int, found []bool, mark func(int, bool, func() string), c *citebook.Chunk, ref citebook.RowRef) []bool {
 	clear(found)
 	text := c.FoundBy()
-	if p.deps.ChunkTerms != nil && p.deps.ChunkTerms.ChunkTerms(c, qterms, mark) {
+	if p.deps.ChunkTerms != nil && p.deps.ChunkTerms.ChunkTerms(c, ref, qterms, mark) {
 		return found
 	}
 	if p.deps.EachTerm != nil {

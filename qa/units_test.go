@@ -430,14 +430,14 @@ func TestAnalyseMatchesTermLists(t *testing.T) {
 			pairs: n,
 		}
 		for _, src := range []ChunkTerms{nil, x} {
-			require.Equal(t, want, analyse(src, &c, true, true, newPairScan(pairs)), c.Text)
-			require.Equal(t, chunkTerms{pairs: n}, analyse(src, &c, false, false, newPairScan(pairs)), c.Text)
-			require.Equal(t, chunkTerms{head: want.head}, analyse(src, &c, true, false, newPairScan(nil)), c.Text)
-			require.Equal(t, chunkTerms{text: want.text}, analyse(src, &c, false, true, newPairScan(nil)), c.Text)
+			require.Equal(t, want, analyse(src, &c, citebook.RowRef{}, true, true, newPairScan(pairs)), c.Text)
+			require.Equal(t, chunkTerms{pairs: n}, analyse(src, &c, citebook.RowRef{}, false, false, newPairScan(pairs)), c.Text)
+			require.Equal(t, chunkTerms{head: want.head}, analyse(src, &c, citebook.RowRef{}, true, false, newPairScan(nil)), c.Text)
+			require.Equal(t, chunkTerms{text: want.text}, analyse(src, &c, citebook.RowRef{}, false, true, newPairScan(nil)), c.Text)
 		}
 	}
-	require.Equal(t, 7, analyse(nil, &chunks[0], false, false, newPairScan(pairs)).pairs, "the first chunk's pairs")
-	require.Equal(t, 7, analyse(x, &chunks[0], false, false, newPairScan(pairs)).pairs, "the first chunk's pairs, as indexed")
+	require.Equal(t, 7, analyse(nil, &chunks[0], citebook.RowRef{}, false, false, newPairScan(pairs)).pairs, "the first chunk's pairs")
+	require.Equal(t, 7, analyse(x, &chunks[0], citebook.RowRef{}, false, false, newPairScan(pairs)).pairs, "the first chunk's pairs, as indexed")
 }
 
 // restoreCommands undoes what a JSON escape did to a LaTeX command the

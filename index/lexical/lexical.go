@@ -86,17 +86,23 @@ type Index struct {
 	totalLen int // summed length of live rows, for the average
 	closed   bool
 
-	// initial is each term's first byte by term ID (0 for ""): the
-	// key-term coverage asks ChunkSentences only for the terms that start
-	// like one of the question's, and reading that from vocab was a load
-	// of a string header and its first byte per term of every candidate.
-	initial []byte
+	// initial is each term's first two bytes by term ID
+	// (analysis.TermStart): the key-term coverage asks ChunkSentences only
+	// for the terms that start like one of the question's, and reading
+	// that from vocab was a load of a string header and its bytes per term
+	// of every candidate.
+	initial []uint16
 	// idKeys holds each row's chunk ID's first 8 bytes, big-endian and
 	// zero-padded (idKey), so best breaks score ties comparing integers in
 	// one array and reads an ID only when two keys are equal: the load
 	// library's scores tie often, and the string comparisons of the IDs
 	// read from the rows were an eighth of its BM25 CPU.
 	idKeys []uint64
+
+	// owner is renewed at every change to rows (any write, reload or
+	// reset), so a hit's RowRef names its row only while nothing changed
+	// (rowIndex).
+	owner *citebook.RowOwner
 
 	// seqs holds the rows' term sequences off the heap (arena.go).
 	seqs seqArena
@@ -178,6 +184,7 @@ func (x *Index) reset() {
 	x.maxTF, x.minLen = nil, nil
 	x.live, x.totalLen = 0, 0
 	x.tenants.clear()
+	x.owner = new(citebook.RowOwner)
 }
 
 func (x *Index) load(ctx context.Context) error {
@@ -364,6 +371,7 @@ func (x *Index) write(ctx context.Context, stmt string, n int, args func(int) ([
 	apply()
 	x.admits.Invalidate()
 	x.tenants.clear()
+	x.owner = new(citebook.RowOwner)
 	return nil
 }
 
@@ -458,14 +466,6 @@ func sentenceEnds(text string, terms []string) []int32 {
 	return ends
 }
 
-// firstByte is t's first byte, 0 for "".
-func firstByte(t string) byte {
-	if t == "" {
-		return 0
-	}
-	return t[0]
-}
-
 // put indexes c, replacing any chunk with its ID. Callers hold mu.
 func (x *Index) put(c citebook.Chunk) {
 	ts, head, marks := segment(&c)
@@ -490,7 +490,7 @@ func (x *Index) putCounted(c citebook.Chunk, ts []string, head int32, marks []in
 			id = int32(len(x.postings))
 			x.terms[t] = id
 			x.vocab = append(x.vocab, t)
-			x.initial = append(x.initial, firstByte(t))
+			x.initial = append(x.initial, analysis.TermStart(t))
 			x.postings = append(x.postings, nil)
 			x.df = append(x.df, 0)
 			x.maxTF = append(x.maxTF, 0)
@@ -655,9 +655,14 @@ func (x *Index) SearchForms(ctx context.Context, query string, forms map[string]
 		ch.HeadingPath, heads = carve(heads, ch.HeadingPath)
 		ch.Pages, pages = carve(pages, ch.Pages)
 		ch.Groups, groups = carve(groups, ch.Groups)
-		hits = append(hits, citebook.Hit{Chunk: ch, Score: c.score})
+		hits = append(hits, citebook.Hit{Chunk: ch, Score: c.score, Ref: x.ref(c.row)})
 	}
 	return hits, nil
+}
+
+// ref is the handle a hit of row r carries (rowIndex). Callers hold mu.
+func (x *Index) ref(r int32) citebook.RowRef {
+	return citebook.RowRef{Owner: x.owner, Row: r}
 }
 
 // carve copies s to the end of buf (whose capacity holds it) and returns

@@ -69,6 +69,7 @@ func (x *Index) ReloadBooks(ctx context.Context, ids []string) error {
 	x.maybeCompact()
 	x.admits.Invalidate()
 	x.tenants.clear()
+	x.owner = new(citebook.RowOwner)
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/citebook/citebook"
+	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/index/internal/sqlitefile"
 )
 
@@ -178,10 +179,10 @@ func (x *Index) loadSnapshot(ctx context.Context) error {
 		}
 		x.postings = make([][]posting, len(sn.Terms))
 		x.vocab = sn.Terms
-		x.initial = make([]byte, len(sn.Terms))
+		x.initial = make([]uint16, len(sn.Terms))
 		for id, t := range sn.Terms {
 			x.terms[t] = int32(id)
-			x.initial[id] = firstByte(t)
+			x.initial[id] = analysis.TermStart(t)
 			lo, hi := sn.PostOff[id], sn.PostOff[id+1]
 			if lo > hi || hi > int64(len(flat)) {
 				return fmt.Errorf("postings of term %d out of range", id)

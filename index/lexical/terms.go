@@ -20,10 +20,10 @@ import (
 // threshold and query features), and segmenting them again was a third of
 // a search's CPU. fn runs under the index's read lock and must not call
 // the index.
-func (x *Index) ChunkTerms(c *citebook.Chunk, want []string, fn func(w int, head bool, name func() string)) bool {
+func (x *Index) ChunkTerms(c *citebook.Chunk, ref citebook.RowRef, want []string, fn func(w int, head bool, name func() string)) bool {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	row, ok := x.row(c)
+	row, ok := x.row(c, ref)
 	if !ok {
 		return false
 	}
@@ -48,19 +48,21 @@ func (x *Index) ChunkTerms(c *citebook.Chunk, want []string, fn func(w int, head
 // heading path nor its index-only context) as ChunkTerms does, with the
 // index of the sentence of analysis.Sentences(c.Text) it falls in:
 // segmenting those sentences one by one gives exactly these terms. With
-// first non-nil, fn is called only for the terms whose first byte it
-// marks. It returns false, without calling fn, as ChunkTerms does, and
+// starts non-nil, fn is called only for the terms whose start
+// (analysis.TermStart) is among them. It returns false, without calling fn, as ChunkTerms does, and
 // when the index kept no sentence marks for the chunk (sentenceMarks). The
 // key-term coverage feature weighs windows of consecutive sentences of the
 // best candidates, and splitting and segmenting their sentences again was
 // a tenth of a search's CPU; it matches the question's terms by prefix, so
-// only the terms starting like one of them concern it (first), and
+// only the terms starting like one of them concern it (starts), and
 // handing it every term — each a look-up of the term's string — was 40%
-// of the feature's CPU on bench/load.sh's library.
-func (x *Index) ChunkSentences(c *citebook.Chunk, want []string, first *[256]bool, fn func(w, sent int, name func() string)) bool {
+// of the feature's CPU on bench/load.sh's library; with terms of the same
+// first byte only, still a third of it (two bytes hand over a tenth as
+// many).
+func (x *Index) ChunkSentences(c *citebook.Chunk, ref citebook.RowRef, want []string, starts []uint16, fn func(w, sent int, name func() string)) bool {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	row, ok := x.row(c)
+	row, ok := x.row(c, ref)
 	// A marked text ends with the mark after its last sentence (a
 	// uvarint's last byte is never 0 otherwise).
 	if !ok || row.length > row.head && (len(row.seq) == 0 || row.seq[len(row.seq)-1] != sentMark) {
@@ -72,6 +74,10 @@ func (x *Index) ChunkSentences(c *citebook.Chunk, want []string, first *[256]boo
 	}
 	var buf [16]int32
 	ids, mask := x.wantIDs(want, buf[:0])
+	var first [256]bool // the starts' first bytes, checked first
+	for _, s := range starts {
+		first[s>>8] = true
+	}
 	var id int32
 	name := func() string { return x.vocab[id] }
 	cs, head := x.codes(row), int(row.head)
@@ -83,7 +89,7 @@ func (x *Index) ChunkSentences(c *citebook.Chunk, want []string, first *[256]boo
 		}
 		if i++; i > head && sent >= 0 {
 			id = int32(v - 1)
-			if first == nil || first[x.initial[id]] {
+			if s := x.initial[id]; starts == nil || first[s>>8] && slices.Contains(starts, s) {
 				fn(wanted(ids, mask, id), sent, name)
 			}
 		}
@@ -96,9 +102,10 @@ func (x *Index) ChunkSentences(c *citebook.Chunk, want []string, first *[256]boo
 const sentMark = 0
 
 // row returns c's row when the index holds c as given: its ID, with the
-// same heading path, text and index-only context. Callers hold mu.
-func (x *Index) row(c *citebook.Chunk) (*lrow, bool) {
-	r, ok := x.rowIndex(c)
+// same heading path, text and index-only context. ref is the handle of a
+// hit of c, when it has one (rowIndex). Callers hold mu.
+func (x *Index) row(c *citebook.Chunk, ref citebook.RowRef) (*lrow, bool) {
+	r, ok := x.rowIndex(c, ref)
 	if !ok {
 		return nil, false
 	}
@@ -106,16 +113,33 @@ func (x *Index) row(c *citebook.Chunk) (*lrow, bool) {
 }
 
 // rowIndex is row's index in rows, for the postings. Callers hold mu.
-func (x *Index) rowIndex(c *citebook.Chunk) (int32, bool) {
-	r, ok := x.byID[c.ID]
+// When this index gave ref since its last change and its row is the live
+// row of c's ID, that is the row the ID map names (a live row's ID is in
+// no other live row, and nothing changed since), so the map is not asked:
+// the features ask for ~100 candidates a search, and these look-ups in a
+// map of every chunk were half of rowIndex's CPU.
+func (x *Index) rowIndex(c *citebook.Chunk, ref citebook.RowRef) (int32, bool) {
+	r, ok := x.refRow(c, ref)
 	if !ok {
-		return 0, false
+		if r, ok = x.byID[c.ID]; !ok {
+			return 0, false
+		}
 	}
 	row := &x.rows[r]
 	if row.dead || row.chunk.Text != c.Text || row.chunk.IndexContext != c.IndexContext || !slices.Equal(row.chunk.HeadingPath, c.HeadingPath) {
 		return 0, false
 	}
 	return r, true
+}
+
+// refRow is the row ref names when this index gave it since its last
+// change and that row is c's ID's live row. Callers hold mu.
+func (x *Index) refRow(c *citebook.Chunk, ref citebook.RowRef) (int32, bool) {
+	if ref.Owner == nil || ref.Owner != x.owner || ref.Row < 0 || int(ref.Row) >= len(x.rows) {
+		return 0, false
+	}
+	row := &x.rows[ref.Row]
+	return ref.Row, !row.dead && row.chunk.ID == c.ID
 }
 
 // wantIDs appends the term IDs of want to ids (-1: a term the index does
@@ -208,7 +232,9 @@ func nextCode(seq []byte) (v uint64, n int) {
 // and each term's postings are walked once in row order for all the
 // chunks (galloping, see cursor) instead of a binary search per chunk:
 // one chunk at a time this was ≈ 10% of a search's CPU on that library.
-func (x *Index) HoldsAll(cs []*citebook.Chunk, want []string) (held []uint64, ok []bool) {
+//
+// refs, when not nil, are the chunks' handles (rowIndex), refs[i] for cs[i].
+func (x *Index) HoldsAll(cs []*citebook.Chunk, refs []citebook.RowRef, want []string) (held []uint64, ok []bool) {
 	held, ok = make([]uint64, len(cs)), make([]bool, len(cs))
 	x.mu.RLock()
 	defer x.mu.RUnlock()
@@ -216,7 +242,11 @@ func (x *Index) HoldsAll(cs []*citebook.Chunk, want []string) (held []uint64, ok
 	// sorting orders the chunks by row.
 	order := make([]uint64, 0, len(cs))
 	for i, c := range cs {
-		if r, held := x.rowIndex(c); held {
+		var ref citebook.RowRef
+		if refs != nil {
+			ref = refs[i]
+		}
+		if r, held := x.rowIndex(c, ref); held {
 			ok[i] = true
 			order = append(order, uint64(r)<<32|uint64(i))
 		}

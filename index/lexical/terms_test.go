@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -45,7 +46,7 @@ func segmentApart(c *citebook.Chunk, want []string) []readTerm {
 
 func readTerms(x *Index, c *citebook.Chunk, want []string) ([]readTerm, bool) {
 	var out []readTerm
-	ok := x.ChunkTerms(c, want, func(w int, head bool, name func() string) { out = append(out, readTerm{name(), w, head}) })
+	ok := x.ChunkTerms(c, citebook.RowRef{}, want, func(w int, head bool, name func() string) { out = append(out, readTerm{name(), w, head}) })
 	return out, ok
 }
 
@@ -77,9 +78,9 @@ func readSentences(x *Index, c *citebook.Chunk, want []string) ([]sentTerm, bool
 	return readSentencesFirst(x, c, want, nil)
 }
 
-func readSentencesFirst(x *Index, c *citebook.Chunk, want []string, first *[256]bool) ([]sentTerm, bool) {
+func readSentencesFirst(x *Index, c *citebook.Chunk, want []string, starts []uint16) ([]sentTerm, bool) {
 	var out []sentTerm
-	ok := x.ChunkSentences(c, want, first, func(w, sent int, name func() string) { out = append(out, sentTerm{name(), w, sent}) })
+	ok := x.ChunkSentences(c, citebook.RowRef{}, want, starts, func(w, sent int, name func() string) { out = append(out, sentTerm{name(), w, sent}) })
 	return out, ok
 }
 
@@ -115,7 +116,7 @@ func TestChunkTermsMatchSegmenting(t *testing.T) {
 		changed := cs[3]
 		changed.Text += " more"
 		all = append(all, &cs[len(cs)/2], &changed)
-		held, ok := x.HoldsAll(all, want)
+		held, ok := x.HoldsAll(all, nil, want)
 		for i, c := range all {
 			require.Equal(t, c != &changed, ok[i], c.ID)
 			var mask uint64
@@ -146,19 +147,22 @@ func TestChunkTermsMatchSegmenting(t *testing.T) {
 			require.True(t, ok, cs[i].ID)
 			require.Equal(t, sentencesApart(&cs[i], want), sents, cs[i].ID)
 			// Asked for the terms starting like some, it gives those alone.
-			var first [256]bool
-			for _, b := range []byte("wsc\xe6") { // 数 starts with 0xe6
-				first[b] = true
+			var starts []uint16
+			for _, t := range []string{"whale", "sh", "c", "数据", "i"} {
+				starts = append(starts, analysis.TermStart(t))
 			}
 			var like []sentTerm
 			for _, st := range sents {
-				if first[st.term[0]] {
+				if slices.Contains(starts, analysis.TermStart(st.term)) {
 					like = append(like, st)
 				}
 			}
-			some, ok := readSentencesFirst(x, &cs[i], want, &first)
+			some, ok := readSentencesFirst(x, &cs[i], want, starts)
 			require.True(t, ok, cs[i].ID)
 			require.Equal(t, like, some, cs[i].ID)
+			none, ok := readSentencesFirst(x, &cs[i], want, []uint16{})
+			require.True(t, ok, cs[i].ID)
+			require.Empty(t, none, cs[i].ID)
 		}
 	}
 	check(x)
@@ -293,6 +297,78 @@ func FuzzSegmentSplitsAtHeading(f *testing.F) {
 
 // holds is HoldsAll for one chunk.
 func holds(x *Index, c *citebook.Chunk, want []string) (uint64, bool) {
-	held, ok := x.HoldsAll([]*citebook.Chunk{c}, want)
+	held, ok := x.HoldsAll([]*citebook.Chunk{c}, nil, want)
 	return held[0], ok[0]
+}
+
+// TestRowRefs: a hit's handle names its row only for the index that gave
+// it, until its next change, and only for the chunk it was given for;
+// otherwise the chunk is found by its ID, so every answer is the one
+// without a handle.
+func TestRowRefs(t *testing.T) {
+	ctx := context.Background()
+	x := open(t, t.TempDir())
+	defer x.Close()
+	cs := mobyChunks(t, "t")[:300]
+	require.NoError(t, x.Upsert(ctx, cs))
+	f := citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "moby", Version: 1}}}
+	hits, err := x.Search(ctx, "whale ship sea", f, 20)
+	require.NoError(t, err)
+	require.Greater(t, len(hits), 2)
+	other := open(t, t.TempDir())
+	defer other.Close()
+	foreign := hits[0].Ref
+	foreign.Owner = other.owner
+	want := []string{"whale", "ship"}
+	// answers is what every reader gives for c, asked with ref.
+	answers := func(c *citebook.Chunk, ref citebook.RowRef) (int32, bool, []readTerm) {
+		x.mu.RLock()
+		r, ok := x.rowIndex(c, ref)
+		x.mu.RUnlock()
+		var terms []readTerm
+		x.ChunkTerms(c, ref, want, func(w int, head bool, name func() string) { terms = append(terms, readTerm{name(), w, head}) })
+		held, hok := x.HoldsAll([]*citebook.Chunk{c}, []citebook.RowRef{ref}, want)
+		require.Equal(t, ok, hok[0])
+		plain, pok := x.HoldsAll([]*citebook.Chunk{c}, nil, want)
+		require.Equal(t, plain, held)
+		require.Equal(t, pok, hok)
+		return r, ok, terms
+	}
+	check := func(c *citebook.Chunk, ref citebook.RowRef) {
+		t.Helper()
+		r, ok, terms := answers(c, ref)
+		r0, ok0, terms0 := answers(c, citebook.RowRef{})
+		require.Equal(t, ok0, ok, c.ID)
+		require.Equal(t, r0, r, c.ID)
+		require.Equal(t, terms0, terms, c.ID)
+	}
+	for i, h := range hits {
+		require.Same(t, x.owner, h.Ref.Owner)
+		_, ok := x.refRow(&h.Chunk, h.Ref)
+		require.True(t, ok, "a fresh hit's handle names its row")
+		check(&h.Chunk, h.Ref)
+		check(&h.Chunk, hits[(i+1)%len(hits)].Ref) // another chunk's handle
+		check(&h.Chunk, foreign)
+		changed := h.Chunk
+		changed.Text += " more"
+		check(&changed, h.Ref)
+		_, ok, _ = answers(&changed, h.Ref)
+		require.False(t, ok, "a chunk the index holds otherwise")
+	}
+	// Any write names the rows anew: the old handles name no row.
+	require.NoError(t, x.Delete(ctx, []string{hits[0].Chunk.ID}))
+	for _, h := range hits {
+		_, ok := x.refRow(&h.Chunk, h.Ref)
+		require.False(t, ok)
+		check(&h.Chunk, h.Ref)
+	}
+	_, ok, _ := answers(&hits[0].Chunk, hits[0].Ref)
+	require.False(t, ok, "a deleted chunk")
+	stale := hits[1].Ref
+	require.NoError(t, x.Upsert(ctx, cs[:200])) // replaced rows
+	check(&hits[1].Chunk, stale)
+	require.NoError(t, x.ReloadBooks(ctx, nil))
+	check(&hits[1].Chunk, stale)
+	_, ok, _ = answers(&hits[1].Chunk, stale)
+	require.True(t, ok)
 }

@@ -75,6 +75,7 @@ func (s *Store) ReloadBooks(ctx context.Context, ids []string) error {
 			s.put(l.c, l.vec)
 		}
 	}
+	s.renew()
 	s.forget()
 	return nil
 }

@@ -44,7 +44,7 @@ func TestSnapshotMatchesDatabase(t *testing.T) {
 	require.NotEqual(t, noSnapshot, s.snapGen, "reopened from the snapshot")
 	got, err := s.Search(ctx, q, f, 20)
 	require.NoError(t, err)
-	require.Equal(t, want, got)
+	require.Equal(t, bare(want), bare(got))
 	require.Equal(t, 299, s.Len())
 	all, err := s.Get(ctx, []string{"c001", "c009"})
 	require.NoError(t, err)

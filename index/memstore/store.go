@@ -119,6 +119,12 @@ type Store struct {
 	// cands caches the rows recent filters admit (rowset owns resolving
 	// filters); every write empties it.
 	cands rowset.Cache
+	// owner names the rows as they are since their last change: put and
+	// remove clear it, the end of each write (renew) makes a new one, so a
+	// hit's RowRef names its row only while nothing changed (rows are
+	// reused, see free; index.Follower keys its lifespans by them). nil:
+	// hits carry no RowRef.
+	owner *citebook.RowOwner
 
 	gmu      sync.Mutex // guards building
 	building map[string]bool
@@ -169,6 +175,7 @@ func Open(ctx context.Context, dir string) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
+	s.renew()
 	return s, nil
 }
 
@@ -340,6 +347,7 @@ func (s *Store) Upsert(ctx context.Context, chunks []citebook.Chunk, vectors [][
 	for i := range chunks {
 		s.put(chunks[i].Clone(), norm[i])
 	}
+	s.renew()
 	return nil
 }
 
@@ -391,6 +399,7 @@ func (s *Store) write(ctx context.Context, stmt string, n int, args func(int) ([
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	apply()
+	s.renew()
 	return nil
 }
 
@@ -520,7 +529,8 @@ func (s *Store) Search(ctx context.Context, vec []float32, f citebook.Filter, k 
 	}
 	hits := make([]citebook.Hit, len(top))
 	for i, sc := range top {
-		hits[i] = citebook.Hit{Chunk: s.rows[sc.row].chunk.Clone(), Score: float64(sc.score)}
+		hits[i] = citebook.Hit{Chunk: s.rows[sc.row].chunk.Clone(), Score: float64(sc.score),
+			Ref: citebook.RowRef{Owner: s.owner, Row: sc.row}}
 	}
 	return hits, nil
 }
@@ -771,9 +781,18 @@ func normalize(v []float32) []float32 {
 	return out
 }
 
+// renew names the rows anew after a change (owner). Callers hold mu (or
+// are in Open).
+func (s *Store) renew() {
+	if s.owner == nil {
+		s.owner = new(citebook.RowOwner)
+	}
+}
+
 // put stores c with its normalised vector in memory, replacing any row with
 // the same ID. Callers hold mu (or are in Open).
 func (s *Store) put(c citebook.Chunk, v []float32) {
+	s.owner = nil
 	if s.dim == 0 {
 		s.dim = len(v)
 	}
@@ -826,6 +845,7 @@ func (s *Store) put(c citebook.Chunk, v []float32) {
 
 // remove drops the row of id from memory; the slot is reused by later puts.
 func (s *Store) remove(id string) {
+	s.owner = nil
 	r, ok := s.byID[id]
 	if !ok {
 		return
