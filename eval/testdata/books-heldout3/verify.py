@@ -2,7 +2,10 @@
 """Verify heldout3.jsonl (beside this script) against the PDFs.
 
 Adapted from ../books-heldout2/verify.py, but self-contained (it does not
-import another set's checker). Checks:
+import another set's checker). It is also the checker of ../books-heldout4
+and ../books-heldout5, whose verify.py import it with their own tables
+(DATA, EXPECTED, PREFIX, UNIQUE, ABSENT, SIBLINGS, PAGE_OVERLAP_IS_ERROR).
+Checks:
   * every line parses as a JSON object with exactly the keys id, question,
     books, answerable, gold (citebook's jsonl eval format, as in books-dev);
   * ids are unique and follow the naming scheme; books are known; pages are
@@ -18,8 +21,9 @@ import another set's checker). Checks:
     in the book (default and -raw text of every page);
   * the composition per book (EXPECTED);
   * no id, question or evidence sentence is shared with books-dev
-    (../../../../shared/corpora/books-dev/books-dev.jsonl); gold pages that
-    are also books-dev gold pages are reported as notes.
+    (../../../../shared/corpora/books-dev/books-dev.jsonl) or any other set
+    in SIBLINGS; gold pages that are also books-dev gold pages are reported
+    as notes (as errors when PAGE_OVERLAP_IS_ERROR is set).
 
 Usage: python3 verify.py [heldout3.jsonl] [books_dir] [books-dev.jsonl]
 Needs poppler-utils (pdftotext, pdfinfo). Prints "ok: ..." and exits 0 when
@@ -35,6 +39,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "heldout3.jsonl")
 BOOKS = sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "../../../../shared/corpora/books")
 DEV = sys.argv[3] if len(sys.argv) > 3 else os.path.join(HERE, "../../../../shared/corpora/books-dev/books-dev.jsonl")
+
+# Sets whose ids, questions and evidence this set must not repeat: (label,
+# path) pairs read by the overlap check in main(). A gold page shared with
+# one of them is a note here; sets that set PAGE_OVERLAP_IS_ERROR (heldout4,
+# heldout5) make it an error and note each sibling found clean.
+SIBLINGS = [("books-dev", DEV)]
+PAGE_OVERLAP_IS_ERROR = False
 
 EXPECTED = {  # book -> (answerable, unanswerable)
     "R-intro": (8, 4),
@@ -256,27 +267,34 @@ def main():
         if comp[b] != [na, nu]:
             errors.append(f"composition {b}: {comp[b][0]}+{comp[b][1]}, expected {na}+{nu}")
 
-    # overlap with books-dev
-    if os.path.exists(DEV):
-        dev = [json.loads(l) for l in open(DEV, encoding="utf-8") if l.strip()]
-        devids = {d["id"] for d in dev}
-        devq = {strip_ws(d["question"]).lower() for d in dev}
-        deve = {strip_ws(e) for d in dev if d["answerable"] for e in d["gold"]["evidence"]}
-        devp = {(p["book_id"], p["page"]) for d in dev if d["answerable"] for p in d["gold"]["pages"]}
+    # overlap with books-dev and the sibling held-out sets in SIBLINGS (ids,
+    # questions, evidence; gold pages are notes or, with PAGE_OVERLAP_IS_ERROR,
+    # errors, and then a clean sibling gets a "no overlap" note)
+    for name, path in SIBLINGS:
+        if not os.path.exists(path):
+            errors.append(f"{name} not found at {path}; overlap check not run")
+            continue
+        other = [json.loads(l) for l in open(path, encoding="utf-8") if l.strip()]
+        before = len(errors)
+        oids = {d["id"] for d in other}
+        oq = {strip_ws(d["question"]).lower() for d in other}
+        oe = {strip_ws(e) for d in other if d["answerable"] for e in d["gold"]["evidence"]}
+        op = {(p["book_id"], p["page"]) for d in other if d["answerable"] for p in d["gold"]["pages"]}
         for q in qs:
-            if q["id"] in devids:
-                errors.append(f"{q['id']}: id also used in books-dev")
-            if strip_ws(q["question"]).lower() in devq:
-                errors.append(f"{q['id']}: question repeated from books-dev")
+            if q["id"] in oids:
+                errors.append(f"{q['id']}: id also used in {name}")
+            if strip_ws(q["question"]).lower() in oq:
+                errors.append(f"{q['id']}: question repeated from {name}")
             if q["answerable"] and isinstance(q["gold"], dict):
                 for e in q["gold"].get("evidence", []):
-                    if strip_ws(e) in deve:
-                        errors.append(f"{q['id']}: evidence repeated from books-dev")
+                    if strip_ws(e) in oe:
+                        errors.append(f"{q['id']}: evidence repeated from {name}")
                 for p in q["gold"].get("pages", []):
-                    if (p.get("book_id"), p.get("page")) in devp:
-                        notes.append(f"{q['id']}: gold page {p['book_id']} p.{p['page']} is also a books-dev gold page")
-    else:
-        errors.append(f"books-dev not found at {DEV}; overlap check not run")
+                    if (p.get("book_id"), p.get("page")) in op:
+                        msg = f"{q['id']}: gold page {p['book_id']} p.{p['page']} is also a {name} gold page"
+                        (errors if PAGE_OVERLAP_IS_ERROR else notes).append(msg)
+        if PAGE_OVERLAP_IS_ERROR and len(errors) == before:
+            notes.append(f"no overlap with {name} ({len(other)} questions)")
 
     for n in notes:
         print("note:", n)
