@@ -183,8 +183,7 @@ func (x *Index) reset() {
 	x.df = nil
 	x.maxTF, x.minLen = nil, nil
 	x.live, x.totalLen = 0, 0
-	x.tenants.clear()
-	x.owner = new(citebook.RowOwner)
+	x.changed()
 }
 
 func (x *Index) load(ctx context.Context) error {
@@ -369,10 +368,17 @@ func (x *Index) write(ctx context.Context, stmt string, n int, args func(int) ([
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	apply()
+	x.changed()
+	return nil
+}
+
+// changed drops what was derived from the rows as they were: the filters'
+// admitted rows, the tenants' statistics and the rows' handles (a new
+// owner). Writers call it with mu held for writing, after every change.
+func (x *Index) changed() {
 	x.admits.Invalidate()
 	x.tenants.clear()
 	x.owner = new(citebook.RowOwner)
-	return nil
 }
 
 // indexText is what a chunk is found by: its headings and index-only

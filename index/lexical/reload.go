@@ -67,9 +67,7 @@ func (x *Index) ReloadBooks(ctx context.Context, ids []string) error {
 		}
 	}
 	x.maybeCompact()
-	x.admits.Invalidate()
-	x.tenants.clear()
-	x.owner = new(citebook.RowOwner)
+	x.changed()
 	return nil
 }
 

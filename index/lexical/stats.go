@@ -43,10 +43,10 @@ func (x *Index) DocFreq(ctx context.Context, terms []string, f citebook.Filter) 
 // scopeStats count rows and postings in a scope: the rows a filter admits
 // (DocFreq) or a tenant's rows (BM25's statistics, tenantStats).
 type scopeStats struct {
-	bits []uint64 // row r in scope when bits[r/64]>>(r%64)&1 == 1
-	all  bool     // the scope holds every live row: the index's counts answer
-	n    int
-	x    *Index
+	in  *rowset.Set // the scope's rows (only Bits is read)
+	all bool        // the scope holds every live row: the index's counts answer
+	n   int
+	x   *Index
 }
 
 // admitted is the scope of the rows s admits. Callers hold mu.
@@ -54,7 +54,7 @@ func (x *Index) admitted(s *rowset.Set) scopeStats {
 	// The filter admits only live rows (a removed row belongs to no book),
 	// so admitting as many admits them all: one tenant with every book in
 	// scope, the common case of a large library, costs no walk.
-	return scopeStats{bits: s.Bits, all: s.Len() == x.live, n: s.Len(), x: x}
+	return scopeStats{in: s, all: s.Len() == x.live, n: s.Len(), x: x}
 }
 
 // count is how many rows of ps (postings of live and deleted rows) the
@@ -69,7 +69,7 @@ func (st *scopeStats) count(ps []posting, id int32) int {
 	}
 	n := 0
 	for _, p := range ps {
-		if w := int(p.row) >> 6; w < len(st.bits) && st.bits[w]&(1<<(uint(p.row)&63)) != 0 {
+		if st.in.Has(p.row) {
 			n++
 		}
 	}
@@ -126,13 +126,14 @@ func (x *Index) tenant(tenant string) *tenantStats {
 	if ts.n == x.live {
 		ts.all, ts.totalLen = true, x.totalLen
 	} else {
-		ts.bits = make([]uint64, (len(x.rows)+63)/64)
+		bits := make([]uint64, (len(x.rows)+63)/64)
 		for _, rs := range rows {
 			for _, r := range rs {
-				ts.bits[r>>6] |= 1 << (uint(r) & 63)
+				bits[r>>6] |= 1 << (uint(r) & 63)
 				ts.totalLen += int(x.meta[r].length)
 			}
 		}
+		ts.in = &rowset.Set{Bits: bits}
 		ts.df = map[int32]int32{}
 	}
 	if x.tenants.m == nil {
