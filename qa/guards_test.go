@@ -447,3 +447,35 @@ func TestGuardUncounted(t *testing.T) {
 	a = ask(q)
 	require.False(t, a.Refused, "%s: %+v", q, a.Trace.Answerability)
 }
+
+// TestGuardProcedureNeedsInstructions: a how-to question is answered by the
+// passage giving the instructions; one sharing only its general words
+// ("function", "package", "automatically") is refused under the raised
+// procedural bar, in English and Chinese, while how-to questions the books
+// answer still are, on the page that answers.
+func TestGuardProcedureNeedsInstructions(t *testing.T) {
+	p := shared(t).pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
+	for _, c := range []struct {
+		who      citebook.Principal
+		book     string
+		question string
+		page     int // 0: refused as too weak to be the instructions
+	}{
+		{alice, bookR, "How should I write unit tests for my R package's functions with testthat so they run automatically?", 0},
+		{lin, bookZH, "怎样在 LaTeX 文档里排版带五线谱的乐谱？", 0},
+		{alice, bookR, "How do I run a file of R commands from the command line?", -1},
+		{lin, bookZH, "怎样给文档加上目录？", -1},
+	} {
+		a, err := p.Ask(context.Background(), c.who, qa.Request{Question: c.question, BookIDs: []string{c.book}}, nil)
+		require.NoError(t, err)
+		require.Equal(t, c.page == 0, a.Refused, "%s: %s %+v", c.question, a.Answer, a.Trace.Answerability)
+		if c.page == 0 {
+			require.Equal(t, qa.CodeLowCoverage, a.Trace.Answerability.Code)
+			require.Contains(t, a.Trace.Answerability.Reason, "asks how to do something")
+			require.GreaterOrEqual(t, a.Trace.Answerability.Coverage, a.Trace.Answerability.Bar, "refused by the procedural bar, not the general one")
+			require.Empty(t, a.Citations)
+			continue
+		}
+		require.NotEmpty(t, a.Citations)
+	}
+}
