@@ -454,7 +454,22 @@ func TestGuardUncounted(t *testing.T) {
 // procedural bar, in English and Chinese, while how-to questions the books
 // answer still are, on the page that answers.
 func TestGuardProcedureNeedsInstructions(t *testing.T) {
-	p := shared(t).pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
+	lib := shared(t)
+	// A model that answers anything with the first sentence it is shown:
+	// the refusals must come before it is asked.
+	eager, _ := llmAnswerer(t, func(ps []scriptPassage, _ string) string {
+		s := firstSentence(ps[0].Text)
+		return reply(qa.Statement{Text: s, Citations: []qa.Claim{{ChunkID: ps[0].ID, Quote: s}}})
+	})
+	for _, a := range []struct {
+		name string
+		a    qa.Answerer
+	}{{"llm", eager}, {"extractive", qa.NewExtractive(analysis.Terms)}} {
+		t.Run(a.name, func(t *testing.T) { askProcedures(t, lib.pipeline(t, a.a, qa.Options{})) })
+	}
+}
+
+func askProcedures(t *testing.T, p *qa.Pipeline) {
 	for _, c := range []struct {
 		who      citebook.Principal
 		book     string
