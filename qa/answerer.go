@@ -22,6 +22,10 @@ type ContextChunk struct {
 	Rank      int  // 1-based rank of the passage after reranking (the builtin reranker's evidence order lists passages out of it: see evidenceOrder)
 	Retrieved int  // 1-based rank of the passage in the fused retrieval order (0: unknown)
 	Primary   bool // retrieved itself rather than added as a neighbour
+	// Lead is the passage's fused score as a share of the best fused score
+	// of its query (1 for the first; 0: unknown), so the extractive answer
+	// can tell a near tie from a clear first (see passageDiscount).
+	Lead float64
 }
 
 // Draft is an answerer's unverified answer. Nothing in it reaches a reader

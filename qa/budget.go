@@ -44,7 +44,7 @@ func (p *Pipeline) assemble(ps []*passage, k, budget int) (ctx []ContextChunk, d
 		taken++
 		tokens += x.tokens
 		for _, c := range x.chunks {
-			ctx = append(ctx, ContextChunk{Chunk: c, Rank: taken, Retrieved: x.order, Primary: c.ID == x.primary.chunk.ID})
+			ctx = append(ctx, ContextChunk{Chunk: c, Rank: taken, Retrieved: x.order, Primary: c.ID == x.primary.chunk.ID, Lead: x.lead})
 		}
 	}
 	return ctx, dropped, tokens

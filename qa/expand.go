@@ -14,7 +14,8 @@ type passage struct {
 	primary *candidate
 	chunks  []citebook.Chunk
 	tokens  int
-	order   int // 1-based position in the fused retrieval order, before reranking
+	order   int     // 1-based position in the fused retrieval order, before reranking
+	lead    float64 // fused score as a share of its query's best (ContextChunk.Lead)
 }
 
 func (ps *passage) text() string {
@@ -91,9 +92,16 @@ func (p *Pipeline) expand(ctx context.Context, cands []*candidate, f citebook.Fi
 			p.log.WarnContext(ctx, "neighbour expansion failed; using the chunks alone", "chunks", len(ids), "err", err)
 		}
 	}
+	top := map[int]float64{}
+	for _, c := range cands {
+		top[c.query] = max(top[c.query], c.fused)
+	}
 	out := make([]*passage, 0, len(cands))
 	for i, c := range cands {
 		ps := &passage{primary: c, chunks: []citebook.Chunk{c.chunk}, order: i + 1}
+		if t := top[c.query]; t > 0 && c.fused > 0 {
+			ps.lead = c.fused / t
+		}
 		nb, ok := all[c.chunk.ID]
 		if !ok && all != nil {
 			p.log.WarnContext(ctx, "neighbour expansion found no served chunk; using the chunk alone", "chunk", c.chunk.ID)
