@@ -210,7 +210,7 @@ func (e *env) visible(t *testing.T, tenant, bookID string, v int, query string) 
 	for _, h := range hits {
 		vec = append(vec, h.Chunk.ID)
 	}
-	lh, err := e.lex.Search(ctx, query, f, 10000)
+	lh, err := e.lex.Search(ctx, query, f, f, 10000)
 	require.NoError(t, err)
 	for _, h := range lh {
 		lex = append(lex, h.Chunk.ID)

@@ -448,16 +448,16 @@ type FreshLexical struct {
 }
 
 // Search syncs, searches and drops hits no longer visible.
-func (x FreshLexical) Search(ctx context.Context, query string, f citebook.Filter, k int) ([]citebook.Hit, error) {
-	return x.SearchForms(ctx, query, nil, f, k)
+func (x FreshLexical) Search(ctx context.Context, query string, f, lib citebook.Filter, k int) ([]citebook.Hit, error) {
+	return x.SearchForms(ctx, query, nil, f, lib, k)
 }
 
 // SearchForms is Search with the query's terms matched in other forms.
-func (x FreshLexical) SearchForms(ctx context.Context, query string, forms map[string][]string, f citebook.Filter, k int) ([]citebook.Hit, error) {
+func (x FreshLexical) SearchForms(ctx context.Context, query string, forms map[string][]string, f, lib citebook.Filter, k int) ([]citebook.Hit, error) {
 	if err := x.F.syncFor(ctx); err != nil {
 		return nil, err
 	}
-	hits, err := x.LexicalIndex.SearchForms(ctx, query, forms, f, k)
+	hits, err := x.LexicalIndex.SearchForms(ctx, query, forms, f, lib, k)
 	if err != nil {
 		return nil, err
 	}

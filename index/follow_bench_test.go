@@ -38,7 +38,7 @@ func BenchmarkFreshSearch(b *testing.B) {
 			if _, err := v.Search(ctx, qv[0], flt, 20); err != nil {
 				b.Fatal(err)
 			}
-			if _, err := l.Search(ctx, q, flt, 20); err != nil {
+			if _, err := l.Search(ctx, q, flt, flt, 20); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -49,11 +49,14 @@ type LexicalIndex interface {
 	// Delete removes chunks by ID; missing IDs are not an error.
 	Delete(ctx context.Context, ids []string) error
 	// Search returns the k best BM25 matches for query among chunks the
-	// filter matches, applying the filter during the search.
-	Search(ctx context.Context, query string, f citebook.Filter, k int) ([]citebook.Hit, error)
+	// filter matches, applying the filter during the search. lib is the
+	// reader's library (everything it may read in f's tenant, f narrowed
+	// from it): BM25's statistics are counted over it alone, so scores
+	// reveal nothing of chunks the reader is denied.
+	Search(ctx context.Context, query string, f, lib citebook.Filter, k int) ([]citebook.Hit, error)
 	// SearchForms is Search with a query term matched in its other forms
 	// too, counted as one term (forms: term → its other forms, as terms).
-	SearchForms(ctx context.Context, query string, forms map[string][]string, f citebook.Filter, k int) ([]citebook.Hit, error)
+	SearchForms(ctx context.Context, query string, forms map[string][]string, f, lib citebook.Filter, k int) ([]citebook.Hit, error)
 	// IDs lists the IDs of every indexed chunk of a book.
 	IDs(ctx context.Context, bookID string) ([]string, error)
 	// Get returns indexed chunks by ID with their Version and Retired, in

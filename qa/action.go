@@ -33,7 +33,7 @@ var asksHowTo = []*regexp.Regexp{
 // ("warns" of "warned", "send" of "sent") is left to the coverage check.
 //
 // Like absentFromClaim it is called only with the scope's statistics.
-func (p *Pipeline) absentAction(ctx context.Context, question string, keys []keyTerm, f citebook.Filter) string {
+func (p *Pipeline) absentAction(ctx context.Context, question string, keys []keyTerm, lib, f citebook.Filter) string {
 	// Each pattern needs one of its question words; most questions hold
 	// none, and the case-folded patterns cost 30 µs an answer together.
 	lower := strings.ToLower(question)
@@ -54,7 +54,7 @@ func (p *Pipeline) absentAction(ctx context.Context, question string, keys []key
 		return ""
 	}
 	absent := slices.ContainsFunc(keys, func(k keyTerm) bool { return k.text == own[0] && k.kind == kindWord && k.df == 0 })
-	if !absent || p.heldInSomeForm(ctx, question, []string{own[0]}, f)[own[0]] {
+	if !absent || p.heldInSomeForm(ctx, question, []string{own[0]}, lib, f)[own[0]] {
 		return ""
 	}
 	return verb
@@ -108,7 +108,7 @@ func asksClaim(question string) bool {
 // "byte") answer another question. A question that asks for a thing or a
 // way ("what", "how do I") may name it in the reader's words where the
 // book has its own, and is left to the coverage check.
-func (p *Pipeline) absentFromClaim(ctx context.Context, question string, keys []keyTerm, f citebook.Filter) []string {
+func (p *Pipeline) absentFromClaim(ctx context.Context, question string, keys []keyTerm, lib, f citebook.Filter) []string {
 	if !statesClaim(question) {
 		return nil
 	}
@@ -121,7 +121,7 @@ func (p *Pipeline) absentFromClaim(ctx context.Context, question string, keys []
 	if len(absent) == 0 {
 		return nil
 	}
-	held := p.heldInSomeForm(ctx, question, absent, f)
+	held := p.heldInSomeForm(ctx, question, absent, lib, f)
 	return slices.DeleteFunc(absent, func(t string) bool { return held[t] })
 }
 
@@ -162,7 +162,7 @@ func hedge(t string) bool {
 // the compound written open (heldOpen). The terms themselves are known to
 // be held by none. On an error every term counts as held, so nothing is
 // refused for it.
-func (p *Pipeline) heldInSomeForm(ctx context.Context, question string, terms []string, f citebook.Filter) map[string]bool {
+func (p *Pipeline) heldInSomeForm(ctx context.Context, question string, terms []string, lib, f citebook.Filter) map[string]bool {
 	held := map[string]bool{}
 	forms, of := p.otherForms(question, terms, true)
 	if len(forms) == 0 {
@@ -186,7 +186,7 @@ func (p *Pipeline) heldInSomeForm(ctx context.Context, question string, terms []
 			rest = append(rest, t)
 		}
 	}
-	for t := range p.heldOpen(ctx, rest, f) {
+	for t := range p.heldOpen(ctx, rest, lib, f) {
 		held[t] = true
 	}
 	for t := range p.heldClosed(ctx, question, rest, f) {
@@ -352,7 +352,7 @@ func isLatinTerm(t string) bool {
 // whether "a dataframe can hold columns of different types" asks what the
 // book answers. Two words held apart ("wire", "guard") are no spelling of
 // "wireguard": the parts' best BM25 matches are read for the phrase.
-func (p *Pipeline) heldOpen(ctx context.Context, terms []string, f citebook.Filter) map[string]bool {
+func (p *Pipeline) heldOpen(ctx context.Context, terms []string, lib, f citebook.Filter) map[string]bool {
 	type split struct {
 		term string
 		a, b string
@@ -385,7 +385,7 @@ func (p *Pipeline) heldOpen(ctx context.Context, terms []string, f citebook.Filt
 		if held[s.term] || df[2*i] == 0 || df[2*i+1] == 0 {
 			continue
 		}
-		if p.sideBySide(ctx, s.a, s.b, f) {
+		if p.sideBySide(ctx, s.a, s.b, lib, f) {
 			held[s.term] = true
 		}
 	}
@@ -402,9 +402,9 @@ const phraseHits = 50
 
 // sideBySide reports whether a chunk among the best BM25 matches of a and
 // b in f prints them as one phrase, apart by spaces, a line break or a
-// hyphen.
-func (p *Pipeline) sideBySide(ctx context.Context, a, b string, f citebook.Filter) bool {
-	hits, err := p.deps.Lexical.Search(ctx, a+" "+b, f, phraseHits)
+// hyphen. lib is the reader's library, whose statistics BM25 ranks by.
+func (p *Pipeline) sideBySide(ctx context.Context, a, b string, lib, f citebook.Filter) bool {
+	hits, err := p.deps.Lexical.Search(ctx, a+" "+b, f, lib, phraseHits)
 	if err != nil {
 		return false
 	}

@@ -515,13 +515,13 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 	// its verb or claim: it is checked first. Both need the scope's
 	// statistics (n > 0): without them no term is known to be absent.
 	if n > 0 {
-		if v := p.absentAction(ctx, question, keys, f); v != "" {
+		if v := p.absentAction(ctx, question, keys, lib, f); v != "" {
 			a.Code = CodeNeverMentioned
 			a.Missing = []string{v}
 			a.Reason = fmt.Sprintf("the %s never mention%s %s in any form, and the question asks how to do it", scopeNoun(f), plural(f), quoteList(a.Missing))
 			return a
 		}
-		if miss := p.absentFromClaim(ctx, question, keys, f); len(miss) > 0 {
+		if miss := p.absentFromClaim(ctx, question, keys, lib, f); len(miss) > 0 {
 			a.Code = CodeNeverMentioned
 			a.Missing = miss
 			pronoun := "them"
@@ -603,7 +603,7 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 		// The reason names only the words the books print in no form: "the
 		// book never mentions “send”" of a book that says "sent" is untrue.
 		// (Absent keeps every word as written, for the trace.)
-		held := p.heldInSomeForm(ctx, question, a.Absent, f)
+		held := p.heldInSomeForm(ctx, question, a.Absent, lib, f)
 		if absent := slices.DeleteFunc(slices.Clone(a.Absent), func(t string) bool { return held[t] }); len(absent) > 0 {
 			a.Reason = fmt.Sprintf("the %s never mention%s %s, and %s", scopeNoun(f), plural(f), quoteList(absent), a.Reason)
 		}

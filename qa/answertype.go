@@ -625,7 +625,7 @@ func (p *Pipeline) rescueDefinition(ctx context.Context, d *whatIs, fd *found) {
 	if bestLevel < plain {
 		// Through the same searcher and filter as retrieval (access and
 		// version visibility apply).
-		hits, err := p.deps.Lexical.Search(ctx, d.subject, fd.filter, whatIsDepth)
+		hits, err := p.deps.Lexical.Search(ctx, d.subject, fd.filter, fd.library, whatIsDepth)
 		if err != nil {
 			p.log.WarnContext(ctx, "searching for a definition failed", "err", err)
 		}

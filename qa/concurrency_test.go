@@ -23,11 +23,11 @@ type heldLexical struct {
 	running, most atomic.Int32
 }
 
-func (h *heldLexical) Search(ctx context.Context, q string, f citebook.Filter, k int) ([]citebook.Hit, error) {
-	return h.SearchForms(ctx, q, nil, f, k)
+func (h *heldLexical) Search(ctx context.Context, q string, f, lib citebook.Filter, k int) ([]citebook.Hit, error) {
+	return h.SearchForms(ctx, q, nil, f, lib, k)
 }
 
-func (h *heldLexical) SearchForms(ctx context.Context, q string, forms map[string][]string, f citebook.Filter, k int) ([]citebook.Hit, error) {
+func (h *heldLexical) SearchForms(ctx context.Context, q string, forms map[string][]string, f, lib citebook.Filter, k int) ([]citebook.Hit, error) {
 	n := h.running.Add(1)
 	defer h.running.Add(-1)
 	for m := h.most.Load(); n > m && !h.most.CompareAndSwap(m, n); m = h.most.Load() {
@@ -36,7 +36,7 @@ func (h *heldLexical) SearchForms(ctx context.Context, q string, forms map[strin
 		close(h.entered)
 		<-h.release
 	}
-	return h.LexicalSearcher.SearchForms(ctx, q, forms, f, k)
+	return h.LexicalSearcher.SearchForms(ctx, q, forms, f, lib, k)
 }
 
 // TestConcurrencyTakesTurns: with Options.Concurrency 1 a question waits

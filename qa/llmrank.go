@@ -308,10 +308,10 @@ func (p *Pipeline) rewrite(ctx context.Context, question string, tr *Trace) []st
 // searchRewrites runs BM25 of each rewrite inside f — the filter the
 // question is searched in, so a rewrite can name anything and still reach
 // only what the reader may read.
-func (p *Pipeline) searchRewrites(ctx context.Context, rewrites []string, f citebook.Filter, k int) ([][]citebook.Hit, error) {
+func (p *Pipeline) searchRewrites(ctx context.Context, rewrites []string, f, lib citebook.Filter, k int) ([][]citebook.Hit, error) {
 	out := make([][]citebook.Hit, 0, len(rewrites))
 	for _, q := range rewrites {
-		hits, err := p.deps.Lexical.Search(ctx, q, f, k)
+		hits, err := p.deps.Lexical.Search(ctx, q, f, lib, k)
 		if err != nil {
 			return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "keyword search failed")
 		}

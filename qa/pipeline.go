@@ -27,10 +27,13 @@ type VectorSearcher interface {
 
 // LexicalSearcher is the keyword side of retrieval.
 type LexicalSearcher interface {
-	Search(ctx context.Context, query string, f citebook.Filter, k int) ([]citebook.Hit, error)
+	// Search is BM25 inside f with the statistics of lib, the reader's
+	// library (found.library): scores must not depend on what it is denied
+	// (index.LexicalIndex).
+	Search(ctx context.Context, query string, f, lib citebook.Filter, k int) ([]citebook.Hit, error)
 	// SearchForms is Search with a query term matched in its other forms
 	// too, counted as one term (forms: term → its other forms, as terms).
-	SearchForms(ctx context.Context, query string, forms map[string][]string, f citebook.Filter, k int) ([]citebook.Hit, error)
+	SearchForms(ctx context.Context, query string, forms map[string][]string, f, lib citebook.Filter, k int) ([]citebook.Hit, error)
 }
 
 // ChunkTerms gives a chunk's terms as analysis.EachTerm segments its

@@ -7,15 +7,16 @@ import (
 )
 
 // retrieve runs one query against both retrievers inside the filter, n
-// vectors and nl keyword hits (the keywords also in their forms). Each
+// vectors and nl keyword hits (the keywords also in their forms, scored
+// with the statistics of lib, the reader's library). Each
 // over-fetches so fusion and thresholding have room to work before the
 // cut to k.
-func (p *Pipeline) retrieve(ctx context.Context, query string, forms map[string][]string, vec []float32, f citebook.Filter, n, nl int) (vec_, lex []citebook.Hit, err error) {
+func (p *Pipeline) retrieve(ctx context.Context, query string, forms map[string][]string, vec []float32, f, lib citebook.Filter, n, nl int) (vec_, lex []citebook.Hit, err error) {
 	vec_, err = p.deps.Vectors.Search(ctx, vec, f, n)
 	if err != nil {
 		return nil, nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "vector search failed")
 	}
-	lex, err = p.deps.Lexical.SearchForms(ctx, query, forms, f, nl)
+	lex, err = p.deps.Lexical.SearchForms(ctx, query, forms, f, lib, nl)
 	if err != nil {
 		return nil, nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "keyword search failed")
 	}

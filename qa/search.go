@@ -126,12 +126,12 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 		if i == 0 {
 			rw = rewrites // of the question as asked, not of a sub-query
 		}
-		cands, err := p.search(ctx, sw, i, query, forms[i], searched[i], rw, vecs[i], f, n, nl, &qf)
+		cands, err := p.search(ctx, sw, i, query, forms[i], searched[i], rw, vecs[i], f, lib, n, nl, &qf)
 		if err != nil {
 			return nil, err
 		}
 		if rf, ok := routedFilter(f, tr.Books); ok {
-			routed, err := p.search(ctx, sw, i, query, forms[i], searched[i], rw, vecs[i], rf, n, nl, &qf)
+			routed, err := p.search(ctx, sw, i, query, forms[i], searched[i], rw, vecs[i], rf, lib, n, nl, &qf)
 			if err != nil {
 				return nil, err
 			}
@@ -154,15 +154,16 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 // the books' definitions expanded it, BM25 of the expanded query as a third,
 // lighter signal (spelling out "APT" as "advanced packaging tool" adds common
 // words that must not outweigh the question's own), and BM25 of each model
-// rewrite, inside the same filter.
-func (p *Pipeline) search(ctx context.Context, sw *stopwatch, qi int, query string, forms map[string][]string, expanded string, rewrites []string, vec []float32, f citebook.Filter, n, nl int, qf *queryFeatures) ([]*candidate, error) {
-	vh, lh, err := p.retrieve(ctx, query, forms, vec, f, n, nl)
+// rewrite, inside the same filter. Every BM25 search is scored with the
+// statistics of lib, the reader's library (LexicalSearcher).
+func (p *Pipeline) search(ctx context.Context, sw *stopwatch, qi int, query string, forms map[string][]string, expanded string, rewrites []string, vec []float32, f, lib citebook.Filter, n, nl int, qf *queryFeatures) ([]*candidate, error) {
+	vh, lh, err := p.retrieve(ctx, query, forms, vec, f, lib, n, nl)
 	if err != nil {
 		return nil, err
 	}
 	var xh []citebook.Hit
 	if expanded != query {
-		if xh, err = p.deps.Lexical.Search(ctx, expanded, f, nl); err != nil {
+		if xh, err = p.deps.Lexical.Search(ctx, expanded, f, lib, nl); err != nil {
 			return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "keyword search failed")
 		}
 		xh = keepMatching(xh, &f)
@@ -170,12 +171,12 @@ func (p *Pipeline) search(ctx context.Context, sw *stopwatch, qi int, query stri
 	var th []citebook.Hit
 	qf.titled = nil
 	if qf.titleQuery != "" && p.opts.Fusion.Heading > 0 {
-		if th, err = p.deps.Lexical.Search(ctx, qf.titleQuery, f, nl); err != nil {
+		if th, err = p.deps.Lexical.Search(ctx, qf.titleQuery, f, lib, nl); err != nil {
 			return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "keyword search failed")
 		}
 		qf.titled = keepMatching(th, &f)
 	}
-	rh, err := p.searchRewrites(ctx, rewrites, f, nl)
+	rh, err := p.searchRewrites(ctx, rewrites, f, lib, nl)
 	if err != nil {
 		return nil, err
 	}

@@ -72,7 +72,7 @@ func benchSearch(b *testing.B, tenants, books int) {
 			b.Run(fmt.Sprintf("%s/k=%d", q, k), func(b *testing.B) {
 				b.ReportAllocs()
 				for i := 0; i < b.N; i++ {
-					hits, err := x.Search(ctx, q, f, k)
+					hits, err := x.Search(ctx, q, f, f, k)
 					if err != nil || len(hits) == 0 {
 						b.Fatalf("%d hits, %v", len(hits), err)
 					}
@@ -80,7 +80,7 @@ func benchSearch(b *testing.B, tenants, books int) {
 			})
 			b.Run(fmt.Sprintf("%s/k=%d/exhaustive", q, k), func(b *testing.B) {
 				for i := 0; i < b.N; i++ {
-					if hits := exhaustive(x, q, f, k); len(hits) == 0 {
+					if hits := exhaustive(x, q, f, f, k); len(hits) == 0 {
 						b.Fatal("no hits")
 					}
 				}
@@ -94,7 +94,7 @@ func benchSearch(b *testing.B, tenants, books int) {
 	b.Run("Why does Ahab hunt the white whale?/k=80/forms", func(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			hits, err := x.SearchForms(ctx, "Why does Ahab hunt the white whale?", forms, f, 80)
+			hits, err := x.SearchForms(ctx, "Why does Ahab hunt the white whale?", forms, f, f, 80)
 			if err != nil || len(hits) == 0 {
 				b.Fatalf("%d hits, %v", len(hits), err)
 			}

@@ -21,14 +21,14 @@ func TestIndexContextIsSearchedNotShown(t *testing.T) {
 			IndexContext: "(Dollars in millions) 2018 2017"},
 		{ID: "other", Tenant: "t", BookID: "b", Version: 1, ParentID: "p", Text: "Long-term debt is described in Note 12"},
 	}))
-	hits, err := x.Search(ctx, "2018", f, 5)
+	hits, err := x.Search(ctx, "2018", f, f, 5)
 	require.NoError(t, err)
 	require.Equal(t, []string{"cont"}, ids(hits))
 	require.NoError(t, x.Close())
 
 	x = open(t, dir)
 	defer x.Close()
-	hits, err = x.Search(ctx, "long-term debt 2018", f, 5)
+	hits, err = x.Search(ctx, "long-term debt 2018", f, f, 5)
 	require.NoError(t, err)
 	require.Equal(t, "cont", hits[0].Chunk.ID)
 	require.Equal(t, "Long-term debt 13,411 12,096", hits[0].Chunk.Text)

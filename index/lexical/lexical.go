@@ -11,7 +11,9 @@
 // the set of admitted
 // rows (index/internal/rowset, shared with the embedded vector store) before
 // any posting is scored, so ranking only ever sees chunks the principal may
-// read (that set is cached per filter until the next write). Scoring is exact BM25 top-k with MaxScore pruning: rare terms are
+// read (that set is cached per filter until the next write), and BM25's
+// statistics are counted over the reader's library alone (bm25Stats).
+// Scoring is exact BM25 top-k with MaxScore pruning: rare terms are
 // scored first, and once the k-th best score beats what the remaining
 // common terms could add, those are only looked up for rows still in
 // contention; survivors are rescored in query order so results are
@@ -112,9 +114,9 @@ type Index struct {
 	// admits caches the rows recent filters admit (rowset owns resolving
 	// filters); any write empties it.
 	admits rowset.Cache
-	// tenants caches BM25's statistics per tenant (tenantStats); any
-	// write empties it.
-	tenants tenantCache
+	// stats caches BM25's statistics per tenant and per reader's library
+	// (bm25Stats); any write empties it.
+	stats statsCache
 
 	mergeMax int // see mergeMax
 }
@@ -373,11 +375,11 @@ func (x *Index) write(ctx context.Context, stmt string, n int, args func(int) ([
 }
 
 // changed drops what was derived from the rows as they were: the filters'
-// admitted rows, the tenants' statistics and the rows' handles (a new
+// admitted rows, the BM25 statistics and the rows' handles (a new
 // owner). Writers call it with mu held for writing, after every change.
 func (x *Index) changed() {
 	x.admits.Invalidate()
-	x.tenants.clear()
+	x.stats.clear()
 	x.owner = new(citebook.RowOwner)
 }
 
@@ -614,9 +616,9 @@ func (x *Index) Get(ctx context.Context, ids []string) ([]citebook.Chunk, error)
 }
 
 // Search returns the k best BM25 matches for query among the chunks f
-// admits, best first.
-func (x *Index) Search(ctx context.Context, query string, f citebook.Filter, k int) ([]citebook.Hit, error) {
-	return x.SearchForms(ctx, query, nil, f, k)
+// admits, best first, scored with the statistics of lib.
+func (x *Index) Search(ctx context.Context, query string, f, lib citebook.Filter, k int) ([]citebook.Hit, error) {
+	return x.SearchForms(ctx, query, nil, f, lib, k)
 }
 
 // SearchForms is Search with the query's terms matched in other forms
@@ -626,7 +628,16 @@ func (x *Index) Search(ctx context.Context, query string, f citebook.Filter, k i
 // postings merged into one list, the frequencies summed, the rarity that
 // of the union). Searching the forms as terms of their own would weigh a
 // verb once per form and favour a chunk that prints two of them.
-func (x *Index) SearchForms(ctx context.Context, query string, forms map[string][]string, f citebook.Filter, k int) ([]citebook.Hit, error) {
+//
+// lib is the reader's library, everything it may read in f's tenant (f is
+// narrowed from it): BM25's statistics are counted over its rows alone
+// (bm25Stats), so a score tells nothing of rows the reader is denied. It
+// is a parameter, not taken from f, as f is often one book (too few rows
+// to rank by), and not defaulted, as no default is both safe and good.
+func (x *Index) SearchForms(ctx context.Context, query string, forms map[string][]string, f, lib citebook.Filter, k int) ([]citebook.Hit, error) {
+	if lib.Tenant != f.Tenant {
+		return nil, citebook.Errorf(citebook.EINVALID, "BM25 statistics of tenant %q asked for a search of tenant %q", lib.Tenant, f.Tenant)
+	}
 	hits := []citebook.Hit{}
 	qterms := analysis.QueryTerms(query)
 	if k <= 0 || len(qterms) == 0 || len(f.Books) == 0 {
@@ -644,7 +655,15 @@ func (x *Index) SearchForms(ctx context.Context, query string, forms map[string]
 	if err := ctx.Err(); err != nil {
 		return nil, citebook.Wrap(err, citebook.EUNAVAILABLE, "search cancelled")
 	}
-	h := x.topK(qterms, forms, allowed.Bits, x.tenant(f.Tenant), k)
+	in := allowed // searching the whole library, the common case: no second resolve
+	if !sameFilter(&f, &lib) {
+		in = x.admits.Get(x.view(), &lib)
+	}
+	st := x.library(lib.Tenant, in)
+	if st.n == 0 {
+		return nil, citebook.Errorf(citebook.EINVALID, "the library given for BM25's statistics admits none of the rows searched")
+	}
+	h := x.topK(qterms, forms, allowed.Bits, st, k)
 	// The hits are clones (Chunk.Clone) whose slices are carved out of one
 	// backing array per kind: three allocations a hit of 80 were 2.4 % of
 	// a search's CPU under bench/load.sh.
@@ -664,6 +683,11 @@ func (x *Index) SearchForms(ctx context.Context, query string, forms map[string]
 		hits = append(hits, citebook.Hit{Chunk: ch, Score: c.score, Ref: x.ref(c.row)})
 	}
 	return hits, nil
+}
+
+// sameFilter reports whether a and b are the same filter, field by field.
+func sameFilter(a, b *citebook.Filter) bool {
+	return a.Tenant == b.Tenant && slices.Equal(a.Books, b.Books) && slices.Equal(a.DenyParents, b.DenyParents)
 }
 
 // ref is the handle a hit of row r carries (rowIndex). Callers hold mu.
@@ -698,7 +722,7 @@ type qterm struct {
 // looked up for the rows still in contention instead of being scanned. The
 // survivors are rescored summing terms in query order, exactly as a full
 // scan would, so scores and ties are bit-identical to exhaustive BM25.
-func (x *Index) topK(terms []string, forms map[string][]string, allowed []uint64, st *tenantStats, k int) []cand {
+func (x *Index) topK(terms []string, forms map[string][]string, allowed []uint64, st *bm25Stats, k int) []cand {
 	n := float64(st.n)
 	avgdl := float64(st.totalLen) / n
 	norm := func(dl int32) float64 { return bm25K1 * (1 - bm25B + bm25B*float64(dl)/avgdl) }

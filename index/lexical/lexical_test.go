@@ -79,7 +79,7 @@ func TestSearchMobyDick(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
-			hits, err := x.Search(ctx, tt.query, f, 5)
+			hits, err := x.Search(ctx, tt.query, f, f, 5)
 			require.NoError(t, err)
 			require.NotEmpty(t, hits)
 			found := false
@@ -104,18 +104,18 @@ func TestSearchMobyDick(t *testing.T) {
 		`AND OR NOT (`:               "and or not",
 		`{terms}: whale NOT harpoon`: "terms whale not harpoon",
 	} {
-		got, err := x.Search(ctx, q, f, 5)
+		got, err := x.Search(ctx, q, f, f, 5)
 		require.NoError(t, err, q)
-		want, err := x.Search(ctx, words, f, 5)
+		want, err := x.Search(ctx, words, f, f, 5)
 		require.NoError(t, err)
 		require.Equal(t, ids(want), ids(got), q)
 	}
 	// A sibilant plural and its singular are one term: each finds the
 	// paragraphs printing the other ("boxes" was "boxe" until 2026-12-03).
 	for plural, singular := range map[string]string{"boxes": "box", "branches": "branch", "lashes": "lash", "matches": "match"} {
-		got, err := x.Search(ctx, plural, f, 50)
+		got, err := x.Search(ctx, plural, f, f, 50)
 		require.NoError(t, err)
-		want, err := x.Search(ctx, singular, f, 50)
+		want, err := x.Search(ctx, singular, f, f, 50)
 		require.NoError(t, err)
 		require.Equal(t, ids(want), ids(got), plural)
 		both := map[string]bool{}
@@ -127,10 +127,10 @@ func TestSearchMobyDick(t *testing.T) {
 		require.True(t, both[plural] && both[singular], "%s: hits print both forms", plural)
 	}
 
-	hits, err := x.Search(ctx, "Ishmael", f, 1<<40) // k far beyond the index
+	hits, err := x.Search(ctx, "Ishmael", f, f, 1<<40) // k far beyond the index
 	require.NoError(t, err)
 	require.NotEmpty(t, hits)
-	hits, err = x.Search(ctx, "  ... ", f, 5)
+	hits, err = x.Search(ctx, "  ... ", f, f, 5)
 	require.NoError(t, err)
 	require.Empty(t, hits)
 }
@@ -155,7 +155,7 @@ func TestSearchCMRC(t *testing.T) {
 	f := citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "cmrc", Version: 1}}}
 	found := 0
 	for _, q := range qas {
-		hits, err := x.Search(ctx, q.q, f, 5)
+		hits, err := x.Search(ctx, q.q, f, f, 5)
 		require.NoError(t, err)
 		for _, h := range hits {
 			if h.Chunk.ID == q.id {
@@ -188,7 +188,7 @@ func TestFilterSemantics(t *testing.T) {
 	tests := storetest.FilterCases()
 	for _, tt := range tests {
 		t.Run(tt.Name, func(t *testing.T) {
-			hits, err := x.Search(ctx, "whale", tt.Filter, 10)
+			hits, err := x.Search(ctx, "whale", tt.Filter, tt.Filter, 10)
 			require.NoError(t, err)
 			want := []string{}
 			for i := range cs {
@@ -216,28 +216,28 @@ func TestPersistReplaceRetireDelete(t *testing.T) {
 
 	x = open(t, dir)
 	defer x.Close()
-	hits, err := x.Search(ctx, "pequod", f1, 5)
+	hits, err := x.Search(ctx, "pequod", f1, f1, 5)
 	require.NoError(t, err)
 	require.Equal(t, []string{"1"}, ids(hits))
-	hits, err = x.Search(ctx, "chapter one", f1, 5)
+	hits, err = x.Search(ctx, "chapter one", f1, f1, 5)
 	require.NoError(t, err)
 	require.Equal(t, []string{"1"}, ids(hits), "headings are searchable")
 
 	// Replacing a chunk replaces its terms.
 	require.NoError(t, x.Upsert(ctx, []citebook.Chunk{{ID: "1", Tenant: "t", BookID: "b", Version: 1, ParentID: "p", Text: "rachel searches"}}))
-	hits, err = x.Search(ctx, "pequod", f1, 5)
+	hits, err = x.Search(ctx, "pequod", f1, f1, 5)
 	require.NoError(t, err)
 	require.Empty(t, hits)
-	hits, err = x.Search(ctx, "rachel", f1, 5)
+	hits, err = x.Search(ctx, "rachel", f1, f1, 5)
 	require.NoError(t, err)
 	require.Equal(t, []string{"1"}, ids(hits))
 
 	require.NoError(t, x.Retire(ctx, "b", []string{"2"}, 2))
 	require.NoError(t, x.Retire(ctx, "other", []string{"3"}, 2))
-	hits, err = x.Search(ctx, "ahab starbuck", f2, 5)
+	hits, err = x.Search(ctx, "ahab starbuck", f2, f2, 5)
 	require.NoError(t, err)
 	require.Equal(t, []string{"3"}, ids(hits))
-	hits, err = x.Search(ctx, "ahab", f1, 5)
+	hits, err = x.Search(ctx, "ahab", f1, f1, 5)
 	require.NoError(t, err)
 	require.Equal(t, 2, hits[0].Chunk.Retired)
 
@@ -245,7 +245,7 @@ func TestPersistReplaceRetireDelete(t *testing.T) {
 	got, err := x.IDs(ctx, "b")
 	require.NoError(t, err)
 	require.Equal(t, []string{"1", "2"}, got)
-	hits, err = x.Search(ctx, "starbuck", f1, 5)
+	hits, err = x.Search(ctx, "starbuck", f1, f1, 5)
 	require.NoError(t, err)
 	require.Empty(t, hits)
 
@@ -290,9 +290,9 @@ func TestCompactionKeepsRanking(t *testing.T) {
 	require.Equal(t, len(keep), rows, "deleted rows were compacted away")
 
 	for _, q := range []string{"whale", "Call me Ishmael", "Queequeg harpoon", "Nantucket"} {
-		want, err := fresh.Search(ctx, q, f, 10)
+		want, err := fresh.Search(ctx, q, f, f, 10)
 		require.NoError(t, err)
-		got, err := x.Search(ctx, q, f, 10)
+		got, err := x.Search(ctx, q, f, f, 10)
 		require.NoError(t, err)
 		require.Equal(t, ids(want), ids(got), q)
 		for i := range want {
@@ -326,7 +326,7 @@ func TestConcurrentReadersAndWriter(t *testing.T) {
 					return
 				default:
 				}
-				if _, err := x.Search(ctx, "the whale ship", f, 5); err != nil {
+				if _, err := x.Search(ctx, "the whale ship", f, f, 5); err != nil {
 					errs <- err
 					return
 				}
@@ -347,7 +347,7 @@ func TestConcurrentReadersAndWriter(t *testing.T) {
 func TestClosedIndexIsUnavailable(t *testing.T) {
 	x := open(t, t.TempDir())
 	require.NoError(t, x.Close())
-	_, err := x.Search(context.Background(), "whale", citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "b", Version: 1}}}, 3)
+	_, err := x.Search(context.Background(), "whale", citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "b", Version: 1}}}, citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "b", Version: 1}}}, 3)
 	require.Equal(t, citebook.EUNAVAILABLE, citebook.ErrorCode(err))
 	err = x.Upsert(context.Background(), []citebook.Chunk{{ID: "a"}})
 	require.Equal(t, citebook.EUNAVAILABLE, citebook.ErrorCode(err))
@@ -373,7 +373,7 @@ func TestReopenRebuildsSameIndex(t *testing.T) {
 	queries := []string{"white whale", "Ishmael Queequeg", "Nantucket"}
 	var before [][]citebook.Hit
 	for _, q := range queries {
-		hits, err := x.Search(ctx, q, f, 10)
+		hits, err := x.Search(ctx, q, f, f, 10)
 		require.NoError(t, err)
 		before = append(before, hits)
 	}
@@ -383,7 +383,7 @@ func TestReopenRebuildsSameIndex(t *testing.T) {
 	defer x.Close()
 	require.Equal(t, len(all), x.Len())
 	for i, q := range queries {
-		hits, err := x.Search(ctx, q, f, 10)
+		hits, err := x.Search(ctx, q, f, f, 10)
 		require.NoError(t, err)
 		require.Equal(t, before[i], hits, q)
 	}
@@ -392,8 +392,9 @@ func TestReopenRebuildsSameIndex(t *testing.T) {
 // exhaustive is the plain BM25 scorer topK replaced: every posting of every
 // query term summed in query order, then the k best by score and chunk ID,
 // with the collection statistics (rows, their average length, each term's
-// document frequency) counted over the filter's tenant's rows.
-func exhaustive(x *Index, query string, f citebook.Filter, k int) []citebook.Hit {
+// document frequency) counted over the rows lib admits, the reader's
+// library.
+func exhaustive(x *Index, query string, f, lib citebook.Filter, k int) []citebook.Hit {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	hits := []citebook.Hit{}
@@ -401,19 +402,17 @@ func exhaustive(x *Index, query string, f citebook.Filter, k int) []citebook.Hit
 	if allowed.Len() == 0 {
 		return hits
 	}
-	// Collection statistics over the filter's tenant's live rows only
-	// (tenantStats): a row is live while some book lists it.
-	inTenant := map[int32]bool{}
+	// Collection statistics over the library's rows only (bm25Stats),
+	// resolved as Filter.Match admits them.
+	inLib := map[int32]bool{}
 	var total float64
-	for key, rs := range x.books {
-		if key.tenant == f.Tenant {
-			for _, r := range rs {
-				inTenant[r] = true
-				total += float64(x.rows[r].length)
-			}
+	for r := range x.rows {
+		if x.meta[r].parent >= 0 && lib.Match(&x.rows[r].chunk) {
+			inLib[int32(r)] = true
+			total += float64(x.rows[r].length)
 		}
 	}
-	n := float64(len(inTenant))
+	n := float64(len(inLib))
 	avgdl := total / n
 	scores := map[int32]float64{}
 	for _, t := range analysis.QueryTerms(query) {
@@ -423,7 +422,7 @@ func exhaustive(x *Index, query string, f citebook.Filter, k int) []citebook.Hit
 		}
 		var df float64
 		for _, p := range x.postings[id] {
-			if inTenant[p.row] {
+			if inLib[p.row] {
 				df++
 			}
 		}
@@ -492,10 +491,18 @@ func TestPrunedMatchesExhaustive(t *testing.T) {
 		words = append(words, analysis.Terms(p.Text)...)
 	}
 	r := rand.New(rand.NewPCG(8, 9))
-	filters := []citebook.Filter{
-		{Tenant: "t0", Books: []citebook.BookScope{{BookID: "b0", Version: 1}, {BookID: "b1", Version: 1}, {BookID: "b2", Version: 1}}},
-		{Tenant: "t1", Books: []citebook.BookScope{{BookID: "b1", Version: 1}}},
-		{Tenant: "t0", Books: []citebook.BookScope{{BookID: "b0", Version: 1}, {BookID: "b2", Version: 1}}, DenyParents: []string{"moby-p3", "moby-p40", "x"}},
+	// Each filter with the library it is narrowed from: a whole tenant
+	// (the tenant's statistics), and libraries denied a book or chapters
+	// (statistics of their own).
+	all0 := citebook.Filter{Tenant: "t0", Books: []citebook.BookScope{{BookID: "b0", Version: 1}, {BookID: "b1", Version: 1}, {BookID: "b2", Version: 1}}}
+	all1 := citebook.Filter{Tenant: "t1", Books: all0.Books}
+	denied := citebook.Filter{Tenant: "t0", Books: []citebook.BookScope{{BookID: "b0", Version: 1}, {BookID: "b2", Version: 1}}, DenyParents: []string{"moby-p3", "moby-p40", "x"}}
+	filters := []struct{ f, lib citebook.Filter }{
+		{all0, all0},
+		{citebook.Filter{Tenant: "t1", Books: []citebook.BookScope{{BookID: "b1", Version: 1}}}, all1},
+		{denied, denied},
+		{citebook.Filter{Tenant: "t0", Books: []citebook.BookScope{{BookID: "b2", Version: 1}}, DenyParents: denied.DenyParents}, denied},
+		{citebook.Filter{Tenant: "t1", Books: []citebook.BookScope{{BookID: "b0", Version: 1}}}, citebook.Filter{Tenant: "t1", Books: all0.Books[:2]}},
 	}
 	for i := range 400 {
 		n := 1 + r.IntN(7)
@@ -504,11 +511,11 @@ func TestPrunedMatchesExhaustive(t *testing.T) {
 			q[j] = words[r.IntN(len(words))]
 		}
 		query := strings.Join(q, " ")
-		f := filters[i%len(filters)]
+		f, lib := filters[i%len(filters)].f, filters[i%len(filters)].lib
 		k := []int{1, 3, 10, 50}[r.IntN(4)]
-		got, err := x.Search(ctx, query, f, k)
+		got, err := x.Search(ctx, query, f, lib, k)
 		require.NoError(t, err)
-		want := exhaustive(x, query, f, k)
+		want := exhaustive(x, query, f, lib, k)
 		require.Equal(t, len(want), len(got), "query %q k=%d", query, k)
 		for j := range want {
 			require.Equal(t, want[j].Chunk.ID, got[j].Chunk.ID, "query %q k=%d rank %d", query, k, j)
@@ -547,7 +554,7 @@ func TestAdmissionCacheFollowsWrites(t *testing.T) {
 	}
 	f := citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "b", Version: 1}}}
 	search := func() []string {
-		hits, err := x.Search(ctx, "whale", f, 10)
+		hits, err := x.Search(ctx, "whale", f, f, 10)
 		require.NoError(t, err)
 		s := ids(hits)
 		sort.Strings(s)
@@ -632,7 +639,7 @@ func TestSearchHitsAreCopies(t *testing.T) {
 	}
 	require.NoError(t, x.Upsert(ctx, cs))
 	f := citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "b", Version: 1}}}
-	hits, err := x.Search(ctx, "whales ships", f, 10)
+	hits, err := x.Search(ctx, "whales ships", f, f, 10)
 	require.NoError(t, err)
 	require.Len(t, hits, len(cs))
 	want := map[string]citebook.Chunk{}
@@ -654,7 +661,7 @@ func TestSearchHitsAreCopies(t *testing.T) {
 		c.Pages = append(c.Pages, citebook.PageSpan{Page: 77})
 		c.Groups = append(c.Groups, "appended")
 	}
-	again, err := x.Search(ctx, "whales ships", f, 10)
+	again, err := x.Search(ctx, "whales ships", f, f, 10)
 	require.NoError(t, err)
 	for _, h := range again {
 		require.Equal(t, want[h.Chunk.ID], h.Chunk)
@@ -702,9 +709,9 @@ func TestSearchForms(t *testing.T) {
 	for _, q := range []string{"live", "where did they live", "the whale lives", "a whale voyage", "live nonesuch", "Ishmael"} {
 		for _, f := range filters {
 			for _, k := range []int{1, 3, 10, 200} {
-				got, err := x.SearchForms(ctx, q, forms, f, k)
+				got, err := x.SearchForms(ctx, q, forms, f, f, k)
 				require.NoError(t, err)
-				want, err := rewritten.Search(ctx, word.ReplaceAllStringFunc(q, func(w string) string { return root[strings.ToLower(w)] }), f, k)
+				want, err := rewritten.Search(ctx, word.ReplaceAllStringFunc(q, func(w string) string { return root[strings.ToLower(w)] }), f, f, k)
 				require.NoError(t, err)
 				require.Equal(t, ids(want), ids(got), "%q k=%d", q, k)
 				for i := range want {
@@ -714,20 +721,20 @@ func TestSearchForms(t *testing.T) {
 		}
 	}
 	x.mergeMax = 500 // "whale" and its forms are in more paragraphs, "live" and its in fewer
-	got, err := x.SearchForms(ctx, "whale", forms, filters[0], 50)
+	got, err := x.SearchForms(ctx, "whale", forms, filters[0], filters[0], 50)
 	require.NoError(t, err)
-	want, err := x.Search(ctx, "whale", filters[0], 50)
+	want, err := x.Search(ctx, "whale", filters[0], filters[0], 50)
 	require.NoError(t, err)
 	require.Equal(t, want, got, "a term beyond the merge bound is searched as itself")
-	got, err = x.SearchForms(ctx, "live", forms, filters[0], 50)
+	got, err = x.SearchForms(ctx, "live", forms, filters[0], filters[0], 50)
 	require.NoError(t, err)
-	want, err = rewritten.Search(ctx, "live", filters[0], 50)
+	want, err = rewritten.Search(ctx, "live", filters[0], filters[0], 50)
 	require.NoError(t, err)
 	require.Equal(t, ids(want), ids(got), "a term within it is merged")
 	// Without forms SearchForms is Search.
-	got, err = x.SearchForms(ctx, "whale ship", nil, filters[0], 10)
+	got, err = x.SearchForms(ctx, "whale ship", nil, filters[0], filters[0], 10)
 	require.NoError(t, err)
-	want, err = x.Search(ctx, "whale ship", filters[0], 10)
+	want, err = x.Search(ctx, "whale ship", filters[0], filters[0], 10)
 	require.NoError(t, err)
 	require.Equal(t, want, got)
 }

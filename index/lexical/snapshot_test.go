@@ -74,9 +74,9 @@ func TestSnapshotRestoresEveryField(t *testing.T) {
 	require.NoError(t, x.Upsert(ctx, cs[10:11]))
 	f := citebook.Filter{Tenant: "t0", Books: []citebook.BookScope{{BookID: "b0", Version: 1}, {BookID: "b1", Version: 1}, {BookID: "b2", Version: 1}}}
 	for _, q := range []string{"graphs word3", "ten new", "paragraph"} {
-		a, err := fromSnap.Search(ctx, q, f, 100)
+		a, err := fromSnap.Search(ctx, q, f, f, 100)
 		require.NoError(t, err)
-		b, err := x.Search(ctx, q, f, 100)
+		b, err := x.Search(ctx, q, f, f, 100)
 		require.NoError(t, err)
 		require.Equal(t, b, a, q)
 	}
@@ -88,9 +88,9 @@ func TestSnapshotRestoresEveryField(t *testing.T) {
 	rebuilt.reset()
 	require.NoError(t, rebuilt.loadRows(ctx))
 	for _, q := range []string{"graphs word3 图", "word5", "ten new", "chapter 4 word11"} {
-		a, err := fromSnap.Search(ctx, q, f, 100)
+		a, err := fromSnap.Search(ctx, q, f, f, 100)
 		require.NoError(t, err)
-		b, err := rebuilt.Search(ctx, q, f, 100)
+		b, err := rebuilt.Search(ctx, q, f, f, 100)
 		require.NoError(t, err)
 		require.NotEmpty(t, a, q)
 		require.Equal(t, scoresByID(b), scoresByID(a), q)
@@ -125,7 +125,7 @@ func TestStaleOrDamagedSnapshotIsNotUsed(t *testing.T) {
 	f := citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "b", Version: 1}}}
 	x, err = Open(ctx, dir)
 	require.NoError(t, err)
-	hits, err := x.Search(ctx, "gamma", f, 5)
+	hits, err := x.Search(ctx, "gamma", f, f, 5)
 	require.NoError(t, err)
 	require.Len(t, hits, 1)
 	require.NoError(t, x.Close())
@@ -138,7 +138,7 @@ func TestStaleOrDamagedSnapshotIsNotUsed(t *testing.T) {
 	require.NoError(t, err)
 	defer x.Close()
 	require.Equal(t, 3, x.Len())
-	hits, err = x.Search(ctx, "gamma", f, 5)
+	hits, err = x.Search(ctx, "gamma", f, f, 5)
 	require.NoError(t, err)
 	require.Len(t, hits, 1)
 }

@@ -312,7 +312,7 @@ func TestRowRefs(t *testing.T) {
 	cs := mobyChunks(t, "t")[:300]
 	require.NoError(t, x.Upsert(ctx, cs))
 	f := citebook.Filter{Tenant: "t", Books: []citebook.BookScope{{BookID: "moby", Version: 1}}}
-	hits, err := x.Search(ctx, "whale ship sea", f, 20)
+	hits, err := x.Search(ctx, "whale ship sea", f, f, 20)
 	require.NoError(t, err)
 	require.Greater(t, len(hits), 2)
 	other := open(t, t.TempDir())
