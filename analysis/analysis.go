@@ -40,8 +40,14 @@ func Fold(s string) string {
 // and full-width forms in CJK text ("ＰＤＦ", "２０２４") match what people
 // type.
 func Terms(s string) []string {
-	var out []string
+	// Sized for English prose (a term every six bytes or so), so the list
+	// is not regrown term by term: the answering pipeline segments every
+	// question and passage it reads.
+	out := make([]string, 0, len(s)/6+1)
 	EachTerm(s, func(t []byte) { out = append(out, string(t)) })
+	if len(out) == 0 {
+		return nil // as before the sizing: no terms, no list
+	}
 	return out
 }
 
@@ -66,12 +72,20 @@ func eachTerm(s string, v1 bool, fn func(t []byte)) {
 		// that "ĳ" alone folds to "ij"), and a term must match itself.
 		s = norm.NFKC.String(spaceFullWidthEnds(strings.ToValidUTF8(s, " ")))
 	}
-	var (
-		buf  [64]byte
-		word = buf[:0]
+	// The buffers fn is handed escape to the heap (the compiler cannot see
+	// that fn keeps no term), so they are one allocation, not three: a
+	// search segments its question and passages many times, and the three
+	// were an eighth of its allocations (BenchmarkServeSearch).
+	bufs := new(struct {
+		word [64]byte
 		cjk  [2 * utf8.UTFMax]byte
-		prev rune // previous CJK rune in the current run, 0 outside a run
 		sym  [16]byte
+	})
+	var (
+		word = bufs.word[:0]
+		cjk  = bufs.cjk[:]
+		prev rune // previous CJK rune in the current run, 0 outside a run
+		sym  = bufs.sym[:]
 	)
 	wide := false           // word holds a non-ASCII rune
 	symStart, skip := -1, 0 // start of the current run of ASCII symbols; bytes consumed ahead
@@ -230,11 +244,30 @@ func rOperator(s string) int {
 // longer token — the shebang of "#!/bin/sh", the "::" of std::vector —
 // whose words carry it: searched or weighed, "#!/" drew a question about
 // which shell runs /bin/sh to a code listing that starts with "#!/bin/sh".
+//
+// The result is nil when there are none (as for most questions): the
+// answering pipeline asks this of every question several times a search.
 func StandaloneSymbols(q string) map[string]bool {
-	out := map[string]bool{}
-	for _, tok := range strings.FieldsFunc(q, func(r rune) bool { return r <= ' ' || r >= 0x80 }) {
-		if ts := Terms(strings.Trim(tok, proseEnds)); len(ts) == 1 && IsSymbol(ts[0]) {
-			out[ts[0]] = true
+	var out map[string]bool
+	for tok := range strings.FieldsFuncSeq(q, func(r rune) bool { return r <= ' ' || r >= 0x80 }) {
+		tok = strings.Trim(tok, proseEnds)
+		// Tokens are ASCII: only a run of symbol bytes (or an R operator,
+		// which starts with one) gives a symbol term, so a token without
+		// one, a plain word, needs no segmenting.
+		if !strings.ContainsFunc(tok, func(r rune) bool { return r < 0x80 && isSymbolByte(byte(r)) }) {
+			continue
+		}
+		n, sym := 0, ""
+		EachTerm(tok, func(t []byte) {
+			if n++; n == 1 && IsSymbol(string(t)) {
+				sym = string(t)
+			}
+		})
+		if n == 1 && sym != "" {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[sym] = true
 		}
 	}
 	return out

@@ -49,15 +49,18 @@ func aboveMaskAVX2(acc, scale *float32, n int, half, thr float32, mask *uint64)
 // columns) the four columns' codes times their integer weights, whose high
 // and low parts are the signed bytes of wh and wl (intWeights), in the
 // interleaved order codesDone undoes; without VNNI in Go (scanTile then
-// uses the float kernel).
-func codesAdd(acc []int32, x0, x1, x2, x3 []int8, wh, wl int32) {
+// uses the float kernel). The kernel also prefetches the same rows of the
+// four columns in next, the ones the caller adds after these (see
+// scanTile).
+func codesAdd(acc []int32, x0, x1, x2, x3 []int8, wh, wl int32, next *[4][]int8) {
 	if !hasVNNI {
 		codesAddGo(acc, x0, x1, x2, x3, wh, wl)
 		return
 	}
 	n := len(acc)
 	_, _, _, _ = x0[n-1], x1[n-1], x2[n-1], x3[n-1]
-	codesAddVNNI(&acc[0], &x0[0], &x1[0], &x2[0], &x3[0], n, wh, wl)
+	_, _, _, _ = next[0][n-1], next[1][n-1], next[2][n-1], next[3][n-1]
+	codesAddVNNI(&acc[0], &x0[0], &x1[0], &x2[0], &x3[0], n, wh, wl, &next[0][0], &next[1][0], &next[2][0], &next[3][0])
 }
 
 // codesDone turns codesAdd's sums into the coded scores, float32 in row
@@ -71,7 +74,7 @@ func codesDone(acc []int32, corr int32, ws float32) {
 }
 
 //go:noescape
-func codesAddVNNI(acc *int32, x0, x1, x2, x3 *int8, n int, wh, wl int32)
+func codesAddVNNI(acc *int32, x0, x1, x2, x3 *int8, n int, wh, wl int32, p0, p1, p2, p3 *int8)
 
 //go:noescape
 func codesDoneVNNI(acc *int32, n int, corr int32, ws float32)

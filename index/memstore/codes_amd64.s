@@ -67,7 +67,7 @@ mloop:
 	VZEROUPPER
 	RET
 
-// func codesAddVNNI(acc *int32, x0, x1, x2, x3 *int8, n int, wh, wl int32)
+// func codesAddVNNI(acc *int32, x0, x1, x2, x3 *int8, n int, wh, wl int32, p0, p1, p2, p3 *int8)
 // Adds to acc, for the rows i < n (a positive multiple of 64), the four
 // codes' products with their integer weights W = 128·h + l, whose high
 // parts h are the signed bytes of wh (x0's lowest) and low parts l those
@@ -76,9 +76,13 @@ mloop:
 // takes it off, codesDoneVNNI). The four columns' bytes are interleaved
 // into one dword per row, so one VPDPBUSD adds the four products of 16
 // rows: acc keeps each block of 64 rows in that interleaved order, dword
-// 16q+4l+j of the block holding row 16l+4q+j.
-TEXT ·codesAddVNNI(SB), NOSPLIT, $0-56
+// 16q+4l+j of the block holding row 16l+4q+j. Alongside, it prefetches
+// the same rows of p0..p3 (the next four columns the caller adds).
+TEXT ·codesAddVNNI(SB), NOSPLIT, $0-88
 	MOVQ acc+0(FP), DI
+	MOVQ p1+64(FP), BX
+	MOVQ p2+72(FP), R12
+	MOVQ p3+80(FP), R13
 	MOVQ x0+8(FP), R8
 	MOVQ x1+16(FP), R9
 	MOVQ x2+24(FP), R10
@@ -90,10 +94,15 @@ TEXT ·codesAddVNNI(SB), NOSPLIT, $0-56
 	VPBROADCASTD AX, Z21
 	MOVL $0x80808080, AX
 	VPBROADCASTD AX, Z31
+	MOVQ p0+56(FP), AX
 	XORQ SI, SI
 	MOVQ DI, DX
 
 aloop:
+	PREFETCHT0 (AX)(SI*1)
+	PREFETCHT0 (BX)(SI*1)
+	PREFETCHT0 (R12)(SI*1)
+	PREFETCHT0 (R13)(SI*1)
 	VPXORD (R8)(SI*1), Z31, Z8
 	VPXORD (R9)(SI*1), Z31, Z9
 	VPXORD (R10)(SI*1), Z31, Z10

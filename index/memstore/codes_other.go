@@ -16,7 +16,7 @@ func aboveMask(acc, scale []float32, half, thr float32, mask []uint64) {
 }
 
 // codesAdd is the portable codesAdd of amd64.
-func codesAdd(acc []int32, x0, x1, x2, x3 []int8, wh, wl int32) {
+func codesAdd(acc []int32, x0, x1, x2, x3 []int8, wh, wl int32, _ *[4][]int8) {
 	codesAddGo(acc, x0, x1, x2, x3, wh, wl)
 }
 

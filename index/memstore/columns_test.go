@@ -210,7 +210,10 @@ func TestCodeKernels(t *testing.T) {
 		done(sums, iw.corr, iw.ws)
 		return unsafe.Slice((*float32)(unsafe.Pointer(&sums[0])), len(sums))
 	}
-	got := ints(codesAdd, codesDone)
+	ahead := func(acc []int32, x0, x1, x2, x3 []int8, wh, wl int32) {
+		codesAdd(acc, x0, x1, x2, x3, wh, wl, &[4][]int8{x3, x2, x1, x0})
+	}
+	got := ints(ahead, codesDone)
 	if hasVNNI {
 		require.Equal(t, ints(codesAddGo, codesDoneGo), got)
 	}
@@ -234,7 +237,8 @@ func TestCodeKernels(t *testing.T) {
 		want := make([]int32, tileRows)
 		col := func(j int) []int8 { return code[j*tileRows : (j+1)*tileRows] }
 		for i := 0; i < dims; i += 4 {
-			codesAdd(sums, col(i), col(i+1), col(i+2), col(i+3), iw.hi[i/4], iw.lo[i/4])
+			next := [4][]int8{col(0), col(1), col(2), col(3)}
+			codesAdd(sums, col(i), col(i+1), col(i+2), col(i+3), iw.hi[i/4], iw.lo[i/4], &next)
 			codesAddGo(want, col(i), col(i+1), col(i+2), col(i+3), iw.hi[i/4], iw.lo[i/4])
 		}
 		require.Equal(t, want, sums, "dims %d", dims)
