@@ -629,12 +629,13 @@ func (p *Pipeline) rescueDefinition(ctx context.Context, d *whatIs, fd *found) {
 		if err != nil {
 			p.log.WarnContext(ctx, "searching for a definition failed", "err", err)
 		}
-		for _, h := range hits {
+		for i := range hits {
+			h := &hits[i]
 			if seen[h.Chunk.ID] {
 				continue
 			}
 			if l := d.statedIn(h.Chunk.Text); l > bestLevel {
-				best, bestLevel, found = &candidate{chunk: h.Chunk, lexScore: h.Score}, l, true
+				best, bestLevel, found = &candidate{chunk: &h.Chunk, lexScore: h.Score}, l, true
 				if l == plain {
 					break
 				}

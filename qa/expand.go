@@ -98,7 +98,7 @@ func (p *Pipeline) expand(ctx context.Context, cands []*candidate, f citebook.Fi
 	}
 	out := make([]*passage, 0, len(cands))
 	for i, c := range cands {
-		ps := &passage{primary: c, chunks: []citebook.Chunk{c.chunk}, order: i + 1}
+		ps := &passage{primary: c, chunks: []citebook.Chunk{*c.chunk}, order: i + 1}
 		if t := top[c.query]; t > 0 && c.fused > 0 {
 			ps.lead = c.fused / t
 		}

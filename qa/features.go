@@ -108,7 +108,9 @@ func boost(f *queryFeatures, cands []*candidate, w Fusion) {
 		return
 	}
 	if f.seen == nil {
-		f.seen = map[string]chunkTerms{}
+		// Sized for the candidates: growing it entry by entry was most of
+		// the feature's bytes.
+		f.seen = make(map[string]chunkTerms, len(cands))
 	}
 	// Counted whatever the weights, since seen keeps the counts for the
 	// query.
@@ -130,9 +132,9 @@ func boost(f *queryFeatures, cands []*candidate, w Fusion) {
 		if !ok {
 			switch {
 			case maybe == nil:
-				ct = analyse(f.src, &c.chunk, c.lex, titles, phrases, scan)
+				ct = analyse(f.src, c.chunk, c.lex, titles, phrases, scan)
 			case maybe[i]:
-				ct = read(f.src, &c.chunk, c.lex, false, false, scan)
+				ct = read(f.src, c.chunk, c.lex, false, false, scan)
 			}
 			f.seen[c.chunk.ID] = ct
 		}
@@ -305,7 +307,7 @@ func (s pairScan) possibleAll(src ChunkTerms, cands []*candidate, seen map[strin
 	at := make([]int, 0, len(cands))
 	for i, c := range cands {
 		if _, ok := seen[c.chunk.ID]; !ok {
-			ask, refs = append(ask, &c.chunk), append(refs, c.lex)
+			ask, refs = append(ask, c.chunk), append(refs, c.lex)
 			at = append(at, i)
 		}
 	}

@@ -18,7 +18,7 @@ func TestBoostFeatures(t *testing.T) {
 	p := &Pipeline{thesaurus: newThesaurus(opts.Synonyms), pageKinds: newTitleIndex(opts.Statements)}
 	w := Fusion{Lexical: 1, Repeat: 1, Heading: 1.5, Proximity: 0.3}
 	cand := func(id string, headings []string, text string, bm25 float64) *candidate {
-		return &candidate{chunk: citebook.Chunk{ID: id, BookID: "b", PageStart: len(id), HeadingPath: headings, Text: text},
+		return &candidate{chunk: &citebook.Chunk{ID: id, BookID: "b", PageStart: len(id), HeadingPath: headings, Text: text},
 			lexRank: 1, lexScore: bm25}
 	}
 

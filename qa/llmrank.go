@@ -323,15 +323,15 @@ func (p *Pipeline) searchRewrites(ctx context.Context, rewrites []string, f, lib
 // rewriteScores normalises each rewrite's BM25 by its best hit and keeps a
 // chunk's best share over the rewrites; get registers each chunk as a
 // candidate of the fusion.
-func rewriteScores(rewritten [][]citebook.Hit, get func(citebook.Chunk) *candidate) map[string]float64 {
+func rewriteScores(rewritten [][]citebook.Hit, get func(*citebook.Chunk) *candidate) map[string]float64 {
 	out := map[string]float64{}
 	for _, hits := range rewritten {
 		top := 0.0
 		for _, h := range hits {
 			top = max(top, h.Score)
 		}
-		for _, h := range hits {
-			get(h.Chunk)
+		for i, h := range hits {
+			get(&hits[i].Chunk)
 			if top > 0 {
 				out[h.Chunk.ID] = max(out[h.Chunk.ID], h.Score/top)
 			}

@@ -115,7 +115,7 @@ func TestRouteBooksByMetadata(t *testing.T) {
 // chunks and reports the whole scope's ranks in the trace.
 func TestMergeRouted(t *testing.T) {
 	c := func(id, book string, fused float64, lexRank int) *candidate {
-		return &candidate{chunk: citebook.Chunk{ID: id, BookID: book}, fused: fused, lexRank: lexRank, seenLex: lexRank}
+		return &candidate{chunk: &citebook.Chunk{ID: id, BookID: book}, fused: fused, lexRank: lexRank, seenLex: lexRank}
 	}
 	all := []*candidate{c("x1", "x", 0.9, 1), c("a1", "a", 0.5, 2)}
 	routed := []*candidate{c("a1", "a", 1.0, 1), c("a2", "a", 0.7, 2)}

@@ -160,7 +160,7 @@ func boostSalient(s *salient, cands []*candidate, w Fusion) {
 		head = head[:n]
 	}
 	for _, c := range head {
-		v := s.score(&c.chunk, c.lex, w)
+		v := s.score(c.chunk, c.lex, w)
 		c.own += w.Section*v.section + w.Cover*v.cover
 	}
 }

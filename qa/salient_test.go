@@ -82,7 +82,7 @@ func TestBoostSalientReordersTheHead(t *testing.T) {
 	s := testSalient(t, "Which keys switch between the virtual consoles?",
 		map[string]float64{"key": 1, "switch": 2, "virtual": 2, "console": 1})
 	mk := func(id, text string, own float64) *candidate {
-		return &candidate{chunk: citebook.Chunk{ID: id, Text: text}, own: own}
+		return &candidate{chunk: &citebook.Chunk{ID: id, Text: text}, own: own}
 	}
 	cands := []*candidate{
 		mk("repeats", "The console, the console and the console again.", 1.0),

@@ -253,7 +253,7 @@ func (p *Pipeline) Search(ctx context.Context, pr citebook.Principal, req Reques
 			if len(out[i].Hits) == k {
 				break
 			}
-			out[i].Hits = append(out[i].Hits, citebook.Hit{Chunk: c.chunk, Score: c.fused})
+			out[i].Hits = append(out[i].Hits, citebook.Hit{Chunk: *c.chunk, Score: c.fused})
 		}
 		if p.deps.Reranker == nil {
 			out[i].Hits = p.evidenceHits(ctx, q, fd, out[i].Hits)

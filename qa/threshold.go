@@ -75,7 +75,7 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 		var have []bool
 		terms := func() []bool {
 			if have == nil {
-				have = p.present(qterms, qidx, found, mark, &c.chunk, c.lex)
+				have = p.present(qterms, qidx, found, mark, c.chunk, c.lex)
 			}
 			return have
 		}
@@ -120,7 +120,7 @@ func (p *Pipeline) threshold(query string, cands []*candidate, min float64, smal
 		// Only what would be kept is read for a contents page: most
 		// candidates are dropped anyway, and reading them all cost.
 		kept = slices.DeleteFunc(kept, func(c *candidate) bool {
-			if c.contents = isContents(&c.chunk); c.contents {
+			if c.contents = isContents(c.chunk); c.contents {
 				dropped = append(dropped, c)
 			}
 			return c.contents
@@ -153,7 +153,7 @@ func (p *Pipeline) keepOrdered(qterms []string, qidx map[string]int, found []boo
 		if c.seenLex == 0 || c.contents || slices.Contains(kept, c) {
 			continue
 		}
-		w := weightedCoverage(qterms, weights, p.present(qterms, qidx, found, mark, &c.chunk, c.lex))
+		w := weightedCoverage(qterms, weights, p.present(qterms, qidx, found, mark, c.chunk, c.lex))
 		hits, covs, top = append(hits, c), append(covs, w), max(top, w)
 	}
 	if len(hits) == 0 {
@@ -161,7 +161,7 @@ func (p *Pipeline) keepOrdered(qterms []string, qidx map[string]int, found []boo
 	}
 	best := 0.0
 	for _, c := range kept {
-		if best = max(best, weightedCoverage(qterms, weights, p.present(qterms, qidx, found, mark, &c.chunk, c.lex))); best > top {
+		if best = max(best, weightedCoverage(qterms, weights, p.present(qterms, qidx, found, mark, c.chunk, c.lex))); best > top {
 			return kept, dropped
 		}
 	}

@@ -133,7 +133,7 @@ func TestFusePoolsPages(t *testing.T) {
 
 func TestDedupeDropsOverlappingPassages(t *testing.T) {
 	c := func(id, parent string, ord int) *candidate {
-		return &candidate{chunk: citebook.Chunk{ID: id, ParentID: parent, Ordinal: ord}}
+		return &candidate{chunk: &citebook.Chunk{ID: id, ParentID: parent, Ordinal: ord}}
 	}
 	kept, dropped := dedupe(interleave([][]*candidate{
 		{c("a10", "A", 10), c("a11", "A", 11), c("b1", "B", 1), c("a12", "A", 12)},
@@ -212,7 +212,7 @@ func TestThreshold(t *testing.T) {
 
 func testThreshold(t *testing.T, p *Pipeline) {
 	c := func(id, text string, cos float64, vr, lr int) *candidate {
-		return &candidate{chunk: citebook.Chunk{ID: id, Text: text}, vecScore: cos, vecRank: vr, lexRank: lr, seenVec: vr, seenLex: lr}
+		return &candidate{chunk: &citebook.Chunk{ID: id, Text: text}, vecScore: cos, vecRank: vr, lexRank: lr, seenVec: vr, seenLex: lr}
 	}
 	tests := []struct {
 		name  string
@@ -318,7 +318,7 @@ func testThreshold(t *testing.T, p *Pipeline) {
 func TestThresholdWeighsRareTerms(t *testing.T) {
 	p := &Pipeline{deps: Deps{Terms: analysis.Terms}, opts: Options{}.withDefaults()}
 	q := "On Debian, which shell actually runs a script that starts with #!/bin/sh?"
-	top := &candidate{chunk: citebook.Chunk{ID: "sh", Text: "Many system scripts may be interpreted by any POSIX shell. " +
+	top := &candidate{chunk: &citebook.Chunk{ID: "sh", Text: "Many system scripts may be interpreted by any POSIX shell. " +
 		"The default non-interactive POSIX shell /bin/sh is a symlink pointing to /usr/bin/dash."}, lexRank: 1, seenLex: 1}
 	kept, _ := p.threshold(q, []*candidate{top}, 0.2, false, nil)
 	require.Empty(t, kept, "equal weights: 4 of 8 terms")
