@@ -26,6 +26,15 @@ BOOKS=${BOOKS:-20}
 DURATION=${DURATION:-15s}
 WARMUP=${WARMUP:-180s}
 CONC=${CONC:-16}
+# DURATION is whole seconds or minutes ("15s", "5m"): the CPU profile is
+# taken over it in seconds, and a value the shell cannot count ("5m" once
+# was) must stop the run before a server starts, not measure nothing.
+case "$DURATION" in
+  *[!0-9]*s | *[!0-9]*m | [!0-9]*) echo "DURATION must be whole seconds or minutes, e.g. 15s or 5m (got $DURATION)" >&2; exit 2 ;;
+  *s) secs=${DURATION%s} ;;
+  *m) secs=$(( ${DURATION%m} * 60 )) ;;
+  *) echo "DURATION must be whole seconds or minutes, e.g. 15s or 5m (got $DURATION)" >&2; exit 2 ;;
+esac
 WORK=${WORK:-${TMPDIR:-/tmp}/citebook-load}
 ADDR=${ADDR:-127.0.0.1:18181}
 PPROF=${PPROF:-127.0.0.1:18182}
@@ -113,7 +122,6 @@ trap 'kill $SERVER 2>/dev/null; wait $SERVER 2>/dev/null || true' EXIT
 grep -h "vector graph built" "$WORK/serve.log" || true
 echo "after warm-up: $(rss)"
 
-secs=${DURATION%s}
 curl -fsS -o "$OUT/search.cpu.pprof" "http://$PPROF/debug/pprof/profile?seconds=$(( secs > 2 ? secs - 2 : 1 ))" &
 PROF=$!
 run search
