@@ -473,9 +473,9 @@ func passageRank(c ContextChunk) int {
 // a gold page (three FinanceBench shared answers moved between wrong
 // pages). The share squared lost a first held-out answer; exempting every
 // typed window, not only definitions, lost the sixth set's gain.
-func passageDiscount(c ContextChunk, typed bool) float64 {
+func passageDiscount(c ContextChunk, defines bool) float64 {
 	d := 1 / (1 + rankDiscount*float64(passageRank(c)-1))
-	if c.Lead > 0 && c.Rank >= c.Retrieved && !typed {
+	if c.Lead > 0 && c.Rank >= c.Retrieved && !defines {
 		d = min(d, c.Lead)
 	}
 	return d
