@@ -8,6 +8,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/citebook/citebook"
 	"github.com/citebook/citebook/analysis"
 	"github.com/citebook/citebook/qa"
 	"github.com/stretchr/testify/require"
@@ -145,4 +146,37 @@ func TestNoRerankerKeepsRetrievalOrder(t *testing.T) {
 	}
 	require.ElementsMatch(t, want, got)
 	require.Equal(t, best.ChunkID, got[0], "the fused best answers best here, and comes first")
+}
+
+// TestSearchLeadsWithTheAnswersPassage: Search's builtin order weighs each
+// hit's fused score against the first's as the answer's context does
+// (ContextChunk.Lead), so a hit retrieval put far below the first does not
+// lead Search on a few more of the question's words while the answer's
+// evidence order keeps the first (before 2026-12-05 these questions' search
+// led with another chunk than the one the answer's context put first).
+func TestSearchLeadsWithTheAnswersPassage(t *testing.T) {
+	lib := shared(t)
+	p := lib.pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
+	for _, c := range []struct {
+		who citebook.Principal
+		q   string
+	}{
+		{alice, "How should I write unit tests for the functions in my R package so they run automatically, for example with testthat?"},
+		{bob, "Is the flattened device tree a better way to describe hardware than ACPI? Which should I use for a new board?"},
+	} {
+		req := qa.Request{Question: c.q, K: 5}
+		a, err := p.Ask(context.Background(), c.who, req, nil)
+		require.NoError(t, err)
+		first := ""
+		for _, h := range a.Trace.Retrieved {
+			if h.RerankRank == 1 {
+				first = h.ChunkID
+			}
+		}
+		require.NotEmpty(t, first, c.q)
+		res, err := p.Search(context.Background(), c.who, req)
+		require.NoError(t, err)
+		require.NotEmpty(t, res[0].Hits, c.q)
+		require.Equal(t, first, res[0].Hits[0].Chunk.ID, "%s: search leads with the answer's first passage", c.q)
+	}
 }
