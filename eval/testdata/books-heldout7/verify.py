@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""Verify heldout7.jsonl (beside this script) against the PDFs.
+
+Only this set's tables live here; the checks are ../books-heldout3/verify.py's
+(its main(), run over this set's file and tables, with the sibling sets in
+SIBLINGS and PAGE_OVERLAP_IS_ERROR), exactly as ../books-heldout4/verify.py,
+../books-heldout5/verify.py and ../books-heldout6/verify.py do it. Checks:
+  * every line parses as a JSON object with exactly the keys id, question,
+    books, answerable, gold (citebook's jsonl eval format, as in books-dev);
+  * ids are unique and follow the naming scheme (rintro7-NN / rintro7-uNN,
+    debian7-..., lshort7-...); books are known; pages are in range; questions
+    on lshort-zh-cn are written in Chinese;
+  * answerable questions have exactly one gold page {book_id, page}, one
+    evidence string and a non-empty answer; unanswerable ones have gold == {};
+  * every evidence string occurs in the `pdftotext -enc UTF-8 -f N -l N` text
+    of its gold page (whitespace-normalised; for Chinese text or text with CJK
+    characters, all whitespace removed);
+  * the distinctive answer terms (table UNIQUE) occur on the gold page and on
+    no other page of the book (default and -raw text of every page);
+  * the key terms of each unanswerable question (table ABSENT) occur nowhere
+    in the book (default and -raw text of every page);
+  * the composition per book (EXPECTED);
+  * no id, question, evidence sentence or gold page is shared with books-dev
+    (../../../../shared/corpora/books-dev/books-dev.jsonl) or with the sibling
+    held-out sets heldout, heldout2, heldout3, heldout4, heldout5 and heldout6
+    (all are errors; heldout and heldout2 are on other books, so they can
+    only clash on ids or question/evidence text).
+
+Usage: python3 verify.py [heldout7.jsonl] [books_dir] [books-dev.jsonl]
+Needs poppler-utils (pdftotext, pdfinfo). Prints "ok: ..." and exits 0 when
+nothing failed; otherwise prints FAIL lines and exits 1.
+"""
+import importlib.util
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "heldout7.jsonl")
+BOOKS = sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "../../../../shared/corpora/books")
+DEV = sys.argv[3] if len(sys.argv) > 3 else os.path.join(HERE, "../../../../shared/corpora/books-dev/books-dev.jsonl")
+HELDOUT1 = os.path.join(HERE, "../books-heldout/heldout.jsonl")
+HELDOUT2 = os.path.join(HERE, "../books-heldout2/heldout2.jsonl")
+HELDOUT3 = os.path.join(HERE, "../books-heldout3/heldout3.jsonl")
+HELDOUT4 = os.path.join(HERE, "../books-heldout4/heldout4.jsonl")
+HELDOUT5 = os.path.join(HERE, "../books-heldout5/heldout5.jsonl")
+HELDOUT6 = os.path.join(HERE, "../books-heldout6/heldout6.jsonl")
+
+EXPECTED = {  # book -> (answerable, unanswerable)
+    "R-intro": (8, 4),
+    "debian-reference.en": (8, 4),
+    "lshort-zh-cn": (8, 4),
+}
+PREFIX = {"R-intro": "rintro7-", "debian-reference.en": "debian7-", "lshort-zh-cn": "lshort7-"}
+
+# Distinctive answer terms: regexes that must match the gold page and no other
+# page. Patterns with CJK characters are matched on the page text with ALL
+# whitespace removed; ASCII patterns on the whitespace-normalised text (for
+# lshort-zh-cn on both forms, a hit in either counts). Case-insensitive.
+UNIQUE = {
+    "rintro7-01": [r"x\[is\.na\(x\)\] <- 0", r"missing values in x by zeros"],
+    "rintro7-02": [r"1 in 20"],
+    "rintro7-03": [r"masks it with another variable", r"not visible until the data frame is detached"],
+    "rintro7-04": [r'"SJ"'],
+    "rintro7-05": [r"only way to terminate repeat loops"],
+    "rintro7-06": [r"through the origin", r"y ?~ ?0 ?\+ ?x"],
+    "rintro7-07": [r"always horizontal", r"las=1"],
+    "rintro7-08": [r"onefile"],
+    "debian7-01": [r"link count of any new directory starts at 2"],
+    "debian7-02": [r"-i\.bak"],
+    "debian7-03": [r"press .U. to get all", r"upgraded to the candidate version in the visual interface"],
+    "debian7-04": [r"Red .●. indicates", r".failed. or .error. state"],
+    "debian7-05": [r"Ambiguous-wide", r"NCURSES_NO_UTF8_ACS"],
+    "debian7-06": [r"zip -rX", r"de-facto cross platform archive"],
+    "debian7-07": [r"col -b -x"],
+    "debian7-08": [r"rpm2cpio", r"extract data from RPM format"],
+    "lshort7-01": [r"脚注会出现在盒子底部", r"小写字母编号"],
+    "lshort7-02": [r"上下标只对后面的一个符号起作用"],
+    "lshort7-03": [r"n⟩默认为10"],
+    "lshort7-04": [r"使用直立体文字"],
+    "lshort7-05": [r"浮动体丢失"],
+    "lshort7-06": [r"最多支持三级"],
+    "lshort7-07": [r"shapes\.geometric", r"默认可用rectangle和circle"],
+    "lshort7-08": [r"\\roman\{1\}", r"不能直接用于数字"],
+}
+
+# Key terms (and synonyms) of unanswerable questions: none may occur anywhere
+# in the book. Same matching rules as UNIQUE (CJK patterns on
+# whitespace-stripped text, others on whitespace-normalised text,
+# case-insensitive).
+ABSENT = {
+    # interactive maps of coordinates (leaflet)
+    "rintro7-u01": [r"leaflet", r"latitude", r"longitude", r"choropleth", r"shapefile", r"geospatial",
+                    r"spatial"],
+    # Bayesian regression with Stan / brms, MCMC convergence
+    "rintro7-u02": [r"Bayes", r"MCMC", r"\bStan\b", r"\brstan\b", r"brms", r"posterior", r"Gibbs"],
+    # sentiment analysis, word clouds
+    "rintro7-u03": [r"sentiment", r"word ?cloud", r"text mining", r"tidytext", r"\bcorpus", r"token"],
+    # opinion: Stata vs R for an economics career
+    "rintro7-u04": [r"Stata", r"econometric", r"economics", r"career"],
+    # Pi-hole network-wide ad blocking
+    "debian7-u01": [r"pi-?hole", r"AdGuard", r"\bad.?block", r"advert", r"blocklist"],
+    # JupyterHub / Jupyter notebooks
+    "debian7-u02": [r"jupyter", r"notebook", r"ipython"],
+    # Vaultwarden / Bitwarden password manager
+    "debian7-u03": [r"bitwarden", r"vaultwarden", r"pass(word)? ?manager", r"keepass"],
+    # opinion: openSUSE Tumbleweed vs Debian
+    "debian7-u04": [r"SUSE", r"Tumbleweed", r"zypper", r"YaST"],
+    # Feynman diagrams
+    "lshort7-u01": [r"费曼", r"Feynman", r"feyn"],
+    # business cards
+    "lshort7-u02": [r"名片", r"business ?card", r"bizcard", r"卡片"],
+    # family trees / genealogy
+    "lshort7-u03": [r"族谱", r"家谱", r"家族", r"世系", r"genealogy", r"family ?tree"],
+    # opinion: LaTeX on an iPad / phone
+    "lshort7-u04": [r"iPad", r"平板", r"手机", r"Android", r"\biOS\b", r"移动"],
+}
+
+# Overlap check: no id, question, evidence sentence or gold page shared with
+# these sets (all are errors).
+SIBLINGS = [("books-dev", DEV), ("heldout", HELDOUT1), ("heldout2", HELDOUT2), ("heldout3", HELDOUT3),
+            ("heldout4", HELDOUT4), ("heldout5", HELDOUT5), ("heldout6", HELDOUT6)]
+PAGE_OVERLAP_IS_ERROR = True
+
+# The checks themselves are heldout3's (../books-heldout3/verify.py), run over
+# this set's file and tables.
+_spec = importlib.util.spec_from_file_location("verify_heldout3", os.path.join(HERE, "../books-heldout3/verify.py"))
+first = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(first)
+first.DATA, first.BOOKS, first.EXPECTED, first.PREFIX, first.UNIQUE, first.ABSENT = (
+    DATA, BOOKS, EXPECTED, PREFIX, UNIQUE, ABSENT)
+first.SIBLINGS, first.PAGE_OVERLAP_IS_ERROR = SIBLINGS, PAGE_OVERLAP_IS_ERROR
+
+if __name__ == "__main__":
+    sys.exit(first.main())
