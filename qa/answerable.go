@@ -546,6 +546,14 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 	best := -1.0
 	clock := kind == typeClock
 	timed := false // a window passing the bar states a time of day
+	var deed *doer // a "who did it" question asks for someone doing its deed (asksDoer)
+	verb := ""
+	if !hasCJK(question) {
+		if m := asksDoer.FindStringSubmatch(question); m != nil {
+			deed, verb = newDoer(m[1]), strings.ToLower(m[1])
+		}
+	}
+	named := false // a window passing the bar names someone doing it
 	countedAs, counted := countedNouns(question, p.deps.Terms)
 	counts := false // a sentence of the context gives a number of a counted noun
 	ws := windows(chunks, a.units, 3)
@@ -556,6 +564,9 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 		}
 		if clock && cov >= a.Bar && typeClock.statedIn(w.text) {
 			timed = true
+		}
+		if deed != nil && !named && cov >= a.Bar && deed.namedIn(w.text) {
+			named = true
 		}
 		// The count may stand beside the passage that holds the question's
 		// terms ("n (default 512) points" two sentences after "locator()
@@ -571,6 +582,11 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 	if clock && a.Coverage >= a.Bar && !timed {
 		a.Code = CodeNoAnswer
 		a.Reason = "the question asks for a time of day, and no passage holding its terms states one"
+		return a
+	}
+	if deed != nil && a.Coverage >= a.Bar && !named {
+		a.Code = CodeNoAnswer
+		a.Reason = fmt.Sprintf("the question asks who %s it, and no passage holding its terms names anyone who did", verb)
 		return a
 	}
 	if len(counted) > 0 && a.Coverage >= a.Bar && !counts {

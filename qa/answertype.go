@@ -85,6 +85,45 @@ var (
 	asksAgent = regexp.MustCompile(`(?i)\bby whom\b|\bwho\s+(?:first\s+|originally\s+)?(wrote|written|developed|designed|created|invented|founded|built|discovered|introduced|proposed|authored|coined|devised|implemented|translated|edited|maintains|maintained|started)\b|\bwho\s+(?:is|was|are|were)\s+the\s+(author|creator|inventor|founder|designer|developer|maintainer|translator|editor)s?\s+of\b`)
 )
 
+// asksDoer matches a question asking who did a deed: "who" and a verb in
+// the past opening it or a clause of it ("Who paid Thoreau's overdue tax
+// …?", "… after he moved out — who bought it, and …"); group 1 is the
+// verb. A relative clause ("warn everyone who is logged in", "tell me who
+// really uploaded it") opens no clause of the question's own.
+var asksDoer = regexp.MustCompile(`(?i)(?:^|[,;:—–]\s*|\band\s+)who\s+(?:first\s+|originally\s+|actually\s+|really\s+|later\s+|then\s+)?(\p{L}+ed|paid|bought|sold|built|made|wrote|gave|took|found|brought|sent|told|left|kept|held|ran|led|began|won|lost|stole|killed|shot|taught|chose|drew|drove|grew|knew|saw|put|cut|hit|let|read|said|spent|thought|caught|fought|lent|met|broke|spoke|threw|hid|rode|bore)\b`)
+
+// notDoer is the capitalised words that name no one: pronouns and the
+// words opening a sentence ("He had long ago bought a potter's wheel").
+var notDoer = map[string]bool{"I": true, "He": true, "She": true, "It": true, "We": true, "You": true, "They": true,
+	"This": true, "That": true, "These": true, "Those": true, "There": true, "Then": true, "The": true, "A": true,
+	"An": true, "One": true, "Some": true, "Who": true, "Which": true, "What": true, "When": true, "If": true}
+
+// doer recognises a text naming someone doing a deed, the verb as the
+// question words it: agentWord's forms, "<verb> by <Name>" or "<Name>
+// <verb>". Built once a question: most windows are read against it.
+type doer struct{ by, before *regexp.Regexp }
+
+func newDoer(verb string) *doer {
+	v := regexp.QuoteMeta(strings.ToLower(verb))
+	return &doer{
+		by:     regexp.MustCompile(`(?i:\b` + v + `)\s+by\s+(?:(?:Dr|Prof|Mr|Mrs|Ms)\.?\s+)?\p{Lu}\p{L}+`),
+		before: regexp.MustCompile(`\b(\p{Lu}\p{Ll}+)(?:\s+\p{Lu}\.)?(?:\s+\p{Lu}\p{Ll}+)*\s+(?:\p{Ll}+ly\s+)?(?i:` + v + `)\b`),
+	}
+}
+
+// namedIn reports whether text names someone doing the deed.
+func (d *doer) namedIn(text string) bool {
+	if agentWord.MatchString(text) || d.by.MatchString(text) {
+		return true
+	}
+	for _, m := range d.before.FindAllStringSubmatch(text, -1) {
+		if !notDoer[m[1]] {
+			return true
+		}
+	}
+	return false
+}
+
 // unsetFrame is the phrases saying nothing was chosen, with the framing
 // words captured (howWords): both asksDefault and defaultFrame are made of
 // it, so a question is asked for the default exactly when its framing

@@ -255,3 +255,39 @@ func TestStepsFrame(t *testing.T) {
 		require.Contains(t, questionTerms(q, analysis.Terms), "step", q)
 	}
 }
+
+// TestDoer: which questions ask who did a deed (asksDoer, the verb as
+// asked), and which texts name someone doing it (doer.namedIn).
+func TestDoer(t *testing.T) {
+	for _, c := range []struct {
+		q, verb string
+	}{
+		{"Who paid Thoreau's overdue tax so that he could be let out of jail?", "paid"},
+		{"What became of the cabin after he moved out — who bought it, and was it moved?", "bought"},
+		{"When was the approach introduced, and who implemented it?", "implemented"},
+		{"Who first proposed linear hashing?", "proposed"},
+		{"How do I warn everyone who is logged in?", ""},
+		{"The maintainer field doesn't tell me who really uploaded a package. Is there a tool?", ""},
+		{"Who was Cato Ingraham?", ""},
+		{"Who are the primary customers of Boeing?", ""},
+	} {
+		got := ""
+		if m := asksDoer.FindStringSubmatch(c.q); m != nil {
+			got = m[1]
+		}
+		require.Equal(t, c.verb, got, c.q)
+	}
+	for _, c := range []struct {
+		text, verb string
+		want       bool
+	}{
+		{"In May 2005 Ben Herrenschmidt implemented a new approach.", "implemented", true},
+		{"The tax was paid by Sam Staples the next morning.", "paid", true},
+		{"The dynahash library, written by Esmond Pitt, implements linear hashing.", "wrote", true},
+		{"He had long ago bought a potter's wheel of him.", "bought", false},
+		{"I did not pay a tax to, or recognize the authority of, the State which buys and sells men.", "paid", false},
+		{"With the merge of ppc32 and ppc64 code it has become the only supported way.", "merged", false},
+	} {
+		require.Equal(t, c.want, newDoer(c.verb).namedIn(c.text), c.text)
+	}
+}

@@ -494,3 +494,41 @@ func askProcedures(t *testing.T, p *qa.Pipeline) {
 		require.NotEmpty(t, a.Citations)
 	}
 }
+
+// TestGuardDoerNamed: a question asking who did something is answered by a
+// passage naming someone who did, not by one that only tells of the deed
+// ("With the merge of ppc32 and ppc64 code …" of "Who merged …?"), for
+// either answerer; one the paper answers ("Ben Herrenschmidt implemented")
+// still is, on its page.
+func TestGuardDoerNamed(t *testing.T) {
+	lib := shared(t)
+	eager, _ := llmAnswerer(t, func(ps []scriptPassage, _ string) string {
+		s := firstSentence(ps[0].Text)
+		return reply(qa.Statement{Text: s, Citations: []qa.Claim{{ChunkID: ps[0].ID, Quote: s}}})
+	})
+	for _, a := range []struct {
+		name string
+		a    qa.Answerer
+	}{{"llm", eager}, {"extractive", qa.NewExtractive(analysis.Terms)}} {
+		t.Run(a.name, func(t *testing.T) {
+			p := lib.pipeline(t, a.a, qa.Options{})
+			ask := func(q string) *qa.Answer {
+				ans, err := p.Ask(context.Background(), bob, qa.Request{Question: q, BookIDs: []string{bookDTC}}, nil)
+				require.NoError(t, err)
+				return ans
+			}
+			ans := ask("Who merged the ppc32 and ppc64 code?")
+			require.True(t, ans.Refused, "%s %+v", ans.Answer, ans.Trace.Answerability)
+			require.Equal(t, qa.CodeNoAnswer, ans.Trace.Answerability.Code)
+			require.Contains(t, ans.Trace.Answerability.Reason, "asks who merged it")
+			require.GreaterOrEqual(t, ans.Trace.Answerability.Coverage, ans.Trace.Answerability.Bar, "refused for the doer, not the coverage")
+			require.Empty(t, ans.Citations)
+
+			if a.name == "extractive" {
+				ans = ask("Who implemented the flattened device tree approach?")
+				require.False(t, ans.Refused, ans.Trace.Answerability.Reason)
+				require.Contains(t, ans.Answer, "Ben Herrenschmidt")
+			}
+		})
+	}
+}
