@@ -114,12 +114,20 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 	tr.Rejected, tr.Snapped = res.Rejected, res.Snapped
 	ans.Answer, ans.Refused, ans.Citations = res.Answer, res.Refused, res.Citations
 	p.stillAnswers(&res, tr, inContext)
-	if res.Refused && res.Total > 0 && p.deps.Fallback != nil && tr.Guards.Fallback == "" {
-		// Nothing the model said survived verification: the extractive
-		// answer, verified by construction, stands in for it. Its own
-		// statements pass the same checks.
+	if res.Refused && (res.Total > 0 || tr.Guards.ExampleEchoes > 0) && p.deps.Fallback != nil && tr.Guards.Fallback == "" {
+		// Nothing the model said survived verification, or all it said
+		// was the prompt's worked example (a weak model's failure to
+		// answer, not its judgment that the passages do not: over
+		// books-dev with Qwen2.5-Coder-0.5B all five such replies came on
+		// questions the extractive answer cites the gold page of): the
+		// extractive answer, verified by construction, stands in for it.
+		// Its own statements pass the same checks. A reply of no
+		// statements is the model's refusal, and stands.
 		tr.Guards.Fallback = "extractive"
 		tr.Guards.ModelError = "no statement of the model's answer survived verification"
+		if res.Total == 0 {
+			tr.Guards.ModelError = "the model's answer only repeated the prompt's example"
+		}
 		if fb, err := p.draft(ctx, p.deps.Fallback, tr, fd.question, chunks); err == nil && len(fb.Statements) > 0 {
 			tr.Model = fb.Model
 			res = citation.Verify(fb.Statements, inContext, nil, titles, citation.SupportCheck{Content: p.contentTerms})

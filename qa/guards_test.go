@@ -289,12 +289,24 @@ func TestGuardExampleEcho(t *testing.T) {
 			qa.Statement{Text: "The kettle switches itself off.", Citations: []qa.Claim{{ChunkID: qa.ExampleChunkID, Quote: s}}},
 		)
 	})
-	a, err := lib.pipeline(t, ans, qa.Options{}).Ask(context.Background(), alice,
-		qa.Request{Question: "What are the intrinsic attributes mode and length of an object?"}, nil)
+	q := qa.Request{Question: "What are the intrinsic attributes mode and length of an object?"}
+	a, err := lib.pipeline(t, ans, qa.Options{}).Ask(context.Background(), alice, q, nil)
 	require.NoError(t, err)
 	require.True(t, a.Refused)
 	require.Equal(t, 2, a.Trace.Guards.ExampleEchoes)
 	require.NotContains(t, allStrings(t, a), "kettle")
+
+	// With the extractive answerer behind the model (as serve wires it),
+	// the echo is a failed reply: the extractive answer stands in.
+	a, err = lib.pipeline(t, ans, qa.Options{}, func(d *qa.Deps) { d.Fallback = qa.NewExtractive(analysis.Terms) }).Ask(context.Background(), alice, q, nil)
+	require.NoError(t, err)
+	require.False(t, a.Refused, a.Trace.Answerability.Reason)
+	require.Equal(t, "extractive", a.Trace.Guards.Fallback)
+	require.Equal(t, 2, a.Trace.Guards.ExampleEchoes)
+	require.Contains(t, a.Trace.Guards.ModelError, "example")
+	require.NotEmpty(t, a.Citations)
+	require.NotContains(t, allStrings(t, a), "kettle")
+	require.NotContains(t, a.Answer, qa.ExampleText)
 }
 
 // TestSupportCheck covers the support rules on their own.
