@@ -86,11 +86,12 @@ var (
 )
 
 // asksDoer matches a question asking who did a deed: "who" and a verb in
-// the past opening it or a clause of it ("Who paid Thoreau's overdue tax
-// …?", "… after he moved out — who bought it, and …"); group 1 is the
-// verb. A relative clause ("warn everyone who is logged in", "tell me who
-// really uploaded it") opens no clause of the question's own.
-var asksDoer = regexp.MustCompile(`(?i)(?:^|[,;:—–]\s*|\band\s+)who\s+(?:first\s+|originally\s+|actually\s+|really\s+|later\s+|then\s+)?(\p{L}+ed|paid|bought|sold|built|made|wrote|gave|took|found|brought|sent|told|left|kept|held|ran|led|began|won|lost|stole|killed|shot|taught|chose|drew|drove|grew|knew|saw|put|cut|hit|let|read|said|spent|thought|caught|fought|lent|met|broke|spoke|threw|hid|rode|bore)\b`)
+// the past opening it, one of its sentences or a clause ("Who paid
+// Thoreau's overdue tax …?", "… after he moved out — who bought it, and
+// …"); group 1 is the verb. A relative clause ("warn everyone who is
+// logged in", "tell me who really uploaded it") opens no clause of the
+// question's own.
+var asksDoer = regexp.MustCompile(`(?i)(?:^|[,;:—–]\s*|[.?!]\s+|\band\s+)who\s+(?:first\s+|originally\s+|actually\s+|really\s+|later\s+|then\s+)?(\p{L}+ed|paid|bought|sold|built|made|wrote|gave|took|found|brought|sent|told|left|kept|held|ran|led|began|won|lost|stole|killed|shot|taught|chose|drew|drove|grew|knew|saw|put|cut|hit|let|read|said|spent|thought|caught|fought|lent|met|broke|spoke|threw|hid|rode|bore)\b`)
 
 // notDoer is the capitalised words that name no one: pronouns and the
 // words opening a sentence ("He had long ago bought a potter's wheel").

@@ -266,6 +266,7 @@ func TestDoer(t *testing.T) {
 		{"What became of the cabin after he moved out — who bought it, and was it moved?", "bought"},
 		{"When was the approach introduced, and who implemented it?", "implemented"},
 		{"Who first proposed linear hashing?", "proposed"},
+		{"The maintainer field names someone else. Who uploaded this package?", "uploaded"},
 		{"How do I warn everyone who is logged in?", ""},
 		{"The maintainer field doesn't tell me who really uploaded a package. Is there a tool?", ""},
 		{"Who was Cato Ingraham?", ""},
