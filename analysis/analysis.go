@@ -352,10 +352,14 @@ func QueryTerms(q string) []string {
 }
 
 // compoundParts splits an ASCII word of letters and digits into its runs
-// of at least two letters or three digits; nil for other words.
+// of at least two letters or three digits; nil for other words. A quarter
+// or half glued to its year is its year (PeriodYear).
 func compoundParts(t string) []string {
 	if !isASCII(t) {
 		return nil
+	}
+	if y := PeriodYear(t); y != "" {
+		return []string{y}
 	}
 	var out []string
 	start := 0
@@ -375,6 +379,22 @@ func compoundParts(t string) []string {
 }
 
 func isDigit(b byte) bool { return '0' <= b && b <= '9' }
+
+// PeriodYear returns the year of a quarter or half typed glued to it, as
+// readers of filings write them ("Q22023" is Q2 2023, "h12024" H1 2024),
+// or "" for any other word. Read as a run of digits it was the number
+// 22023, which no filing prints: the question was refused as one about a
+// number the filing never states.
+func PeriodYear(t string) string {
+	if len(t) != 6 || t[0]|0x20 != 'q' && t[0]|0x20 != 'h' || t[1] < '1' || t[1] > '4' {
+		return ""
+	}
+	y := t[2:]
+	if !(y[0] == '1' && y[1] == '9' || y[0] == '2' && y[1] == '0') || !isDigit(y[2]) || !isDigit(y[3]) {
+		return ""
+	}
+	return y
+}
 
 // cjkUnigram reports whether t is a single CJK character.
 func cjkUnigram(t string) bool {

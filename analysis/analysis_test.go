@@ -58,6 +58,7 @@ func TestQueryTerms(t *testing.T) {
 		{"What does <<- do?", []string{"<<-"}},
 		{"Which shell runs #!/bin/sh scripts?", []string{"shell", "run", "bin", "sh", "script"}}, // a glued symbol is not looked up
 		{"3M FY2018 10-K capex in Q2", []string{"3m", "fy2018", "fy", "2018", "10", "k", "capex", "q2"}},
+		{"Pfizer revenues in Q22023", []string{"pfizer", "revenue", "q22023", "2023"}}, // Q2 2023, not the number 22023
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -176,5 +177,16 @@ func TestFold(t *testing.T) {
 		"":                           "",
 	} {
 		require.Equal(t, want, Fold(in), in)
+	}
+}
+
+// TestPeriodYear: a quarter or half glued to its year is that year; other
+// words of letters and digits are not periods.
+func TestPeriodYear(t *testing.T) {
+	for in, want := range map[string]string{
+		"Q22023": "2023", "q42019": "2019", "H12024": "2024", "q12099": "2099",
+		"Q52023": "", "Q22": "", "Q2023": "", "FY2018": "", "x22023": "", "Q21999x": "", "Q23023": "", "q2": "",
+	} {
+		require.Equal(t, want, PeriodYear(in), in)
 	}
 }

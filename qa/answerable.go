@@ -111,6 +111,10 @@ var surface = regexp.MustCompile(`[\p{L}\p{N}_][\p{L}\p{N}_.:+#\-/\\]*`)
 func classify(question string, terms func(string) []string) map[string]termKind {
 	out := map[string]termKind{}
 	cjk := hasCJK(question)
+	formula := len(question) // where the question starts defining what it asks (definesFormula)
+	if loc := definesFormula.FindStringIndex(question); loc != nil {
+		formula = loc[1]
+	}
 	locs := surface.FindAllStringIndex(question, -1)
 	for _, loc := range locs {
 		tok := question[loc[0]:loc[1]]
@@ -138,11 +142,19 @@ func classify(question string, terms func(string) []string) map[string]termKind 
 		switch {
 		case strings.HasPrefix(question[loc[1]:], "()") && letters > 0:
 			kind = kindName // a function as code names it: mmap(), sink()
+		case digits > 0 && letters == 0 && loc[0] >= formula:
+			// A constant of the question's own formula ("DPO is defined
+			// as: 365 * …"): no fact the book must state.
 		case digits > 0 && letters == 0:
 			kind = kindNumber
 		case digits > 0 && letters > 0 && !strings.ContainsAny(tok, "_\\:."):
 			// FY2018, Q2, 10-K: the letters are a label books spell many
-			// ways ("fiscal 2018"); the digits are the number to find.
+			// ways ("fiscal 2018"); the digits are the number to find
+			// (of Q22023, the year).
+			if y := analysis.PeriodYear(tok); y != "" {
+				out[y] = kindNumber
+				continue
+			}
 			for _, d := range digitRuns.FindAllString(tok, -1) {
 				if len(d) >= 2 {
 					out[d] = kindNumber
@@ -185,6 +197,11 @@ func classify(question string, terms func(string) []string) map[string]termKind 
 }
 
 var digitRuns = regexp.MustCompile(`\d+`)
+
+// definesFormula matches where a question defines the measure it asks for
+// ("DPO is defined as: …", "Define net working capital as …", "calculated
+// as"): the numbers after it are the formula's constants.
+var definesFormula = regexp.MustCompile(`(?i)\bdefined\s+as\b|\bdefine\s+[^.?]{1,80}?\s+as\b|\b(?:calculated|computed)\s+as\b|\busing\s+the\s+formula\b`)
 
 // isMixed reports a term of letters and digits (fy2018).
 func isMixed(t string) bool {

@@ -292,3 +292,17 @@ func TestDoer(t *testing.T) {
 		require.Equal(t, c.want, newDoer(c.verb).namedIn(c.text), c.text)
 	}
 }
+
+// TestClassifyNumbers: the numbers a question asks the book to state — a
+// quarter's year typed glued to it ("Q22023": 2023, not 22023), a fiscal
+// year — and the constants of the formula it defines, which are none.
+func TestClassifyNumbers(t *testing.T) {
+	k := classify("For Pfizer, which region had the biggest drop in Q22023 revenues?", analysis.Terms)
+	require.Equal(t, kindNumber, k["2023"])
+	require.NotContains(t, k, "22023")
+	k = classify("What is Amazon's FY2017 DPO? DPO is defined as: 365 * (average accounts payable between FY2016 and FY2017) / (FY2017 COGS).", analysis.Terms)
+	require.NotContains(t, k, "365", "a constant of the question's own formula")
+	require.Equal(t, kindNumber, k["2016"])
+	require.Equal(t, kindNumber, k["2017"])
+	require.Equal(t, kindNumber, classify("How many days were there, 365 or 366?", analysis.Terms)["365"])
+}
