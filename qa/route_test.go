@@ -140,3 +140,34 @@ func TestRouteTerms(t *testing.T) {
 	require.Empty(t, routeTerms("how do i reshape a data frame?"))
 	require.Contains(t, routeTerms("《红楼梦》的作者是谁？"), "红楼")
 }
+
+// TestCover: a book's cover is its first page; without pages, its first two
+// chunks — or all of it when it is no longer than a cover (a short article
+// whose third paragraph names what a question routes by).
+func TestCover(t *testing.T) {
+	chunk := func(ord, page, size int) citebook.Chunk {
+		text := make([]byte, size)
+		for i := range text {
+			text[i] = 'x'
+		}
+		return citebook.Chunk{ID: string(rune('a' + ord)), Ordinal: ord, PageStart: page, Text: string(text)}
+	}
+	ids := func(cs []citebook.Chunk) string {
+		out := ""
+		for _, c := range cs {
+			out += c.ID
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name   string
+		chunks []citebook.Chunk
+		want   string
+	}{
+		{"paged", []citebook.Chunk{chunk(2, 2, 100), chunk(0, 1, 100), chunk(1, 1, 100)}, "ab"},
+		{"short, no pages", []citebook.Chunk{chunk(0, 0, 300), chunk(1, 0, 300), chunk(2, 0, 300)}, "abc"},
+		{"long, no pages", []citebook.Chunk{chunk(0, 0, 3000), chunk(1, 0, 3000), chunk(2, 0, 3000)}, "ab"},
+	} {
+		require.Equal(t, c.want, ids(cover(c.chunks)), c.name)
+	}
+}
