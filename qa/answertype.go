@@ -93,9 +93,12 @@ var (
 // question's own.
 var asksDoer = regexp.MustCompile(`(?i)(?:^|[,;:—–]\s*|[.?!]\s+|\band\s+)who\s+(?:first\s+|originally\s+|actually\s+|really\s+|later\s+|then\s+)?(\p{L}+ed|paid|bought|sold|built|made|wrote|gave|took|found|brought|sent|told|left|kept|held|ran|led|began|won|lost|stole|killed|shot|taught|chose|drew|drove|grew|knew|saw|put|cut|hit|let|read|said|spent|thought|caught|fought|lent|met|broke|spoke|threw|hid|rode|bore)\b`)
 
-// notDoer is the capitalised words that name no one: pronouns and the
-// words opening a sentence ("He had long ago bought a potter's wheel").
-var notDoer = map[string]bool{"I": true, "He": true, "She": true, "It": true, "We": true, "You": true, "They": true,
+// notDoer is the capitalised words that name no one: third-person
+// pronouns and the words opening a sentence ("He had long ago bought a
+// potter's wheel"). "I" stays a doer: in a book told in the first person it
+// is the author a question names ("Who built Thoreau's house?" — "I built
+// it myself").
+var notDoer = map[string]bool{"He": true, "She": true, "It": true, "We": true, "You": true, "They": true,
 	"This": true, "That": true, "These": true, "Those": true, "There": true, "Then": true, "The": true, "A": true,
 	"An": true, "One": true, "Some": true, "Who": true, "Which": true, "What": true, "When": true, "If": true}
 

@@ -286,6 +286,7 @@ func TestDoer(t *testing.T) {
 		{"The tax was paid by Sam Staples the next morning.", "paid", true},
 		{"The dynahash library, written by Esmond Pitt, implements linear hashing.", "wrote", true},
 		{"He had long ago bought a potter's wheel of him.", "bought", false},
+		{"The frame I built myself; I bought the boards of James Collins.", "bought", true},
 		{"I did not pay a tax to, or recognize the authority of, the State which buys and sells men.", "paid", false},
 		{"With the merge of ppc32 and ppc64 code it has become the only supported way.", "merged", false},
 	} {
