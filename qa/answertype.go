@@ -111,7 +111,7 @@ func newDoer(verb string) *doer {
 	v := regexp.QuoteMeta(strings.ToLower(verb))
 	return &doer{
 		by:     regexp.MustCompile(`(?i:\b` + v + `)\s+by\s+(?:(?:Dr|Prof|Mr|Mrs|Ms)\.?\s+)?\p{Lu}\p{L}+`),
-		before: regexp.MustCompile(`\b(\p{Lu}\p{Ll}+)(?:\s+\p{Lu}\.)?(?:\s+\p{Lu}\p{Ll}+)*\s+(?:\p{Ll}+ly\s+)?(?i:` + v + `)\b`),
+		before: regexp.MustCompile(`\b(\p{Lu}\p{Ll}+|I)(?:\s+\p{Lu}\.)?(?:\s+\p{Lu}\p{Ll}+)*\s+(?:\p{Ll}+ly\s+)?(?i:` + v + `)\b`),
 	}
 }
 
