@@ -467,18 +467,26 @@ func TestGuardUncounted(t *testing.T) {
 // answer still are, on the page that answers.
 func TestGuardProcedureNeedsInstructions(t *testing.T) {
 	lib := shared(t)
-	// A model that answers anything with the first sentence it is shown:
-	// the refusals must come before it is asked.
+	for _, a := range bothAnswerers(t) {
+		t.Run(a.name, func(t *testing.T) { askProcedures(t, lib.pipeline(t, a.a, qa.Options{})) })
+	}
+}
+
+// bothAnswerers are the extractive answerer and a model that answers
+// anything with the first sentence it is shown: a guard of the
+// answerability check refuses before either is asked.
+func bothAnswerers(t *testing.T) []struct {
+	name string
+	a    qa.Answerer
+} {
 	eager, _ := llmAnswerer(t, func(ps []scriptPassage, _ string) string {
 		s := firstSentence(ps[0].Text)
 		return reply(qa.Statement{Text: s, Citations: []qa.Claim{{ChunkID: ps[0].ID, Quote: s}}})
 	})
-	for _, a := range []struct {
+	return []struct {
 		name string
 		a    qa.Answerer
-	}{{"llm", eager}, {"extractive", qa.NewExtractive(analysis.Terms)}} {
-		t.Run(a.name, func(t *testing.T) { askProcedures(t, lib.pipeline(t, a.a, qa.Options{})) })
-	}
+	}{{"llm", eager}, {"extractive", qa.NewExtractive(analysis.Terms)}}
 }
 
 func askProcedures(t *testing.T, p *qa.Pipeline) {
@@ -514,14 +522,7 @@ func askProcedures(t *testing.T, p *qa.Pipeline) {
 // still is, on its page.
 func TestGuardDoerNamed(t *testing.T) {
 	lib := shared(t)
-	eager, _ := llmAnswerer(t, func(ps []scriptPassage, _ string) string {
-		s := firstSentence(ps[0].Text)
-		return reply(qa.Statement{Text: s, Citations: []qa.Claim{{ChunkID: ps[0].ID, Quote: s}}})
-	})
-	for _, a := range []struct {
-		name string
-		a    qa.Answerer
-	}{{"llm", eager}, {"extractive", qa.NewExtractive(analysis.Terms)}} {
+	for _, a := range bothAnswerers(t) {
 		t.Run(a.name, func(t *testing.T) {
 			p := lib.pipeline(t, a.a, qa.Options{})
 			ask := func(q string) *qa.Answer {
