@@ -114,19 +114,22 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 	tr.Rejected, tr.Snapped = res.Rejected, res.Snapped
 	ans.Answer, ans.Refused, ans.Citations = res.Answer, res.Refused, res.Citations
 	p.stillAnswers(&res, tr, inContext)
-	if res.Refused && (res.Total > 0 || tr.Guards.ExampleEchoes > 0) && p.deps.Fallback != nil && tr.Guards.Fallback == "" {
-		// Nothing the model said survived verification, or all it said
-		// was the prompt's worked example (a weak model's failure to
-		// answer, not its judgment that the passages do not: over
-		// books-dev with Qwen2.5-Coder-0.5B all five such replies came on
-		// questions the extractive answer cites the gold page of): the
-		// extractive answer, verified by construction, stands in for it.
-		// Its own statements pass the same checks. A reply of no
-		// statements is the model's refusal, and stands.
+	if res.Refused && (res.Total > 0 || tr.Guards.ExampleEchoes > 0 || !p.opts.ModelMayRefuse) && p.deps.Fallback != nil && tr.Guards.Fallback == "" {
+		// Nothing the model said survived verification, all it said was
+		// the prompt's worked example, or it said nothing on a question
+		// the answerability check judged answerable (a weak model's
+		// failure to answer, not its judgment that the passages do not:
+		// see Options.ModelMayRefuse): the extractive answer, verified by
+		// construction, stands in for it. Its own statements pass the
+		// same checks.
 		tr.Guards.Fallback = "extractive"
-		tr.Guards.ModelError = "no statement of the model's answer survived verification"
-		if res.Total == 0 {
+		switch {
+		case res.Total > 0:
+			tr.Guards.ModelError = "no statement of the model's answer survived verification"
+		case tr.Guards.ExampleEchoes > 0:
 			tr.Guards.ModelError = "the model's answer only repeated the prompt's example"
+		default:
+			tr.Guards.ModelError = "the model gave no statement"
 		}
 		if fb, err := p.draft(ctx, p.deps.Fallback, tr, fd.question, chunks); err == nil && len(fb.Statements) > 0 {
 			tr.Model = fb.Model

@@ -545,3 +545,28 @@ func TestGuardDoerNamed(t *testing.T) {
 		})
 	}
 }
+
+// TestGuardModelSilence: a model that says nothing (no statements) on a
+// question the answerability check judged answerable has failed to answer:
+// the extractive answer stands in, verified; with ModelMayRefuse its
+// silence is its refusal.
+func TestGuardModelSilence(t *testing.T) {
+	lib := shared(t)
+	silent, _ := llmAnswerer(t, func([]scriptPassage, string) string { return reply() })
+	q := qa.Request{Question: "When I compare two samples with t.test, does R assume that both groups have the same variance?"}
+	fallback := func(d *qa.Deps) { d.Fallback = qa.NewExtractive(analysis.Terms) }
+
+	a, err := lib.pipeline(t, silent, qa.Options{}, fallback).Ask(context.Background(), alice, q, nil)
+	require.NoError(t, err)
+	require.False(t, a.Refused, a.Answer)
+	require.Equal(t, qa.ExtractiveModel, a.Trace.Model)
+	require.Equal(t, "extractive", a.Trace.Guards.Fallback)
+	require.Equal(t, "the model gave no statement", a.Trace.Guards.ModelError)
+	require.NotEmpty(t, a.Citations)
+
+	a, err = lib.pipeline(t, silent, qa.Options{ModelMayRefuse: true}, fallback).Ask(context.Background(), alice, q, nil)
+	require.NoError(t, err)
+	require.True(t, a.Refused)
+	require.Empty(t, a.Trace.Guards.Fallback)
+	require.Empty(t, a.Citations)
+}

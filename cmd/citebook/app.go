@@ -85,6 +85,7 @@ func addAnswerFlags(fs *pflag.FlagSet, c *library.Config) {
 	fs.StringVar(&c.LLM.Provider, "llm", c.LLM.Provider, "answerer: none (extractive, no model), openai or ollama (env CITEBOOK_LLM; key in env CITEBOOK_LLM_KEY)")
 	fs.StringVar(&c.LLM.URL, "llm-url", c.LLM.URL, "model API base URL, e.g. http://localhost:8000/v1 (env CITEBOOK_LLM_URL)")
 	fs.StringVar(&c.LLM.Model, "llm-model", c.LLM.Model, "model name (env CITEBOOK_LLM_MODEL)")
+	fs.BoolVar(&c.Answer.ModelMayRefuse, "llm-may-refuse", c.Answer.ModelMayRefuse, "let the model's reply of no statements refuse a question the passages were judged to answer (default: the extractive answer stands in; small models say nothing on answerable questions)")
 	fs.DurationVar(&c.LLM.Timeout, "llm-timeout", c.LLM.Timeout, "longest one model call may take before the extractive answer stands in (0: "+qa.DefaultLLMTimeout.String()+")")
 	fs.StringVar(&c.Rerank.URL, "rerank-url", c.Rerank.URL, "rerank endpoint, e.g. http://localhost:8001/v1/rerank (env CITEBOOK_RERANK_URL; key in env CITEBOOK_RERANK_KEY); default: none, the fused order")
 	fs.StringVar(&c.Rerank.Model, "rerank-model", c.Rerank.Model, "rerank model name")
