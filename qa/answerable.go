@@ -562,15 +562,9 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 	judged := kind.subject(keys)
 	best := -1.0
 	clock := kind == typeClock
-	timed := false // a window passing the bar states a time of day
-	var deed *doer // a "who did it" question asks for someone doing its deed (asksDoer)
-	verb := ""
-	if !hasCJK(question) {
-		if m := asksDoer.FindStringSubmatch(question); m != nil {
-			deed, verb = newDoer(m[1]), strings.ToLower(m[1])
-		}
-	}
-	named := false // a window passing the bar names someone doing it
+	timed := false              // a window passing the bar states a time of day
+	deed := doerAsked(question) // a "who did it" question asks for someone doing its deed
+	named := false              // a window passing the bar names someone doing it
 	countedAs, counted := countedNouns(question, p.deps.Terms)
 	counts := false // a sentence of the context gives a number of a counted noun
 	ws := windows(chunks, a.units, 3)
@@ -603,7 +597,7 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 	}
 	if deed != nil && a.Coverage >= a.Bar && !named {
 		a.Code = CodeNoAnswer
-		a.Reason = fmt.Sprintf("the question asks who %s it, and no passage holding its terms names anyone who did", verb)
+		a.Reason = fmt.Sprintf("the question asks who %s it, and no passage holding its terms names anyone who did", deed.verb)
 		return a
 	}
 	if len(counted) > 0 && a.Coverage >= a.Bar && !counts {

@@ -93,23 +93,39 @@ var (
 // question's own.
 var asksDoer = regexp.MustCompile(`(?i)(?:^|[,;:—–]\s*|[.?!]\s+|\band\s+)who\s+(?:first\s+|originally\s+|actually\s+|really\s+|later\s+|then\s+)?(\p{L}+ed|paid|bought|sold|built|made|wrote|gave|took|found|brought|sent|told|left|kept|held|ran|led|began|won|lost|stole|killed|shot|taught|chose|drew|drove|grew|knew|saw|put|cut|hit|let|read|said|spent|thought|caught|fought|lent|met|broke|spoke|threw|hid|rode|bore)\b`)
 
-// notDoer is the capitalised words that name no one: third-person
-// pronouns and the words opening a sentence ("He had long ago bought a
-// potter's wheel"). "I" stays a doer: in a book told in the first person it
-// is the author a question names ("Who built Thoreau's house?" — "I built
-// it myself").
+// notDoer is the capitalised words that name no one: pronouns and the
+// words opening a sentence ("He had long ago bought a potter's wheel").
+// "I" stays a doer: in a book told in the first person it is the author a
+// question names ("Who built Thoreau's house?" — "I built it myself").
 var notDoer = map[string]bool{"He": true, "She": true, "It": true, "We": true, "You": true, "They": true,
 	"This": true, "That": true, "These": true, "Those": true, "There": true, "Then": true, "The": true, "A": true,
 	"An": true, "One": true, "Some": true, "Who": true, "Which": true, "What": true, "When": true, "If": true}
 
 // doer recognises a text naming someone doing a deed, the verb as the
-// question words it: agentWord's forms, "<verb> by <Name>" or "<Name>
-// <verb>". Built once a question: most windows are read against it.
-type doer struct{ by, before *regexp.Regexp }
+// question words it (lower-cased): agentWord's forms, "<verb> by <Name>" or
+// "<Name> <verb>". Built once a question: most windows are read against it.
+type doer struct {
+	verb       string
+	by, before *regexp.Regexp
+}
+
+// doerAsked returns the doer a question asks for (asksDoer; English only:
+// Chinese marks no name), nil when it asks for none.
+func doerAsked(question string) *doer {
+	if hasCJK(question) {
+		return nil
+	}
+	if m := asksDoer.FindStringSubmatch(question); m != nil {
+		return newDoer(m[1])
+	}
+	return nil
+}
 
 func newDoer(verb string) *doer {
-	v := regexp.QuoteMeta(strings.ToLower(verb))
+	verb = strings.ToLower(verb)
+	v := regexp.QuoteMeta(verb)
 	return &doer{
+		verb:   verb,
 		by:     regexp.MustCompile(`(?i:\b` + v + `)\s+by\s+(?:(?:Dr|Prof|Mr|Mrs|Ms)\.?\s+)?\p{Lu}\p{L}+`),
 		before: regexp.MustCompile(`\b(\p{Lu}\p{Ll}+|I)(?:\s+\p{Lu}\.)?(?:\s+\p{Lu}\p{Ll}+)*\s+(?:\p{Ll}+ly\s+)?(?i:` + v + `)\b`),
 	}

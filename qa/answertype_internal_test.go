@@ -256,7 +256,7 @@ func TestStepsFrame(t *testing.T) {
 	}
 }
 
-// TestDoer: which questions ask who did a deed (asksDoer, the verb as
+// TestDoer: which questions ask who did a deed (doerAsked, the verb as
 // asked), and which texts name someone doing it (doer.namedIn).
 func TestDoer(t *testing.T) {
 	for _, c := range []struct {
@@ -273,8 +273,8 @@ func TestDoer(t *testing.T) {
 		{"Who are the primary customers of Boeing?", ""},
 	} {
 		got := ""
-		if m := asksDoer.FindStringSubmatch(c.q); m != nil {
-			got = m[1]
+		if d := doerAsked(c.q); d != nil {
+			got = d.verb
 		}
 		require.Equal(t, c.verb, got, c.q)
 	}

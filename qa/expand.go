@@ -26,6 +26,15 @@ func (ps *passage) text() string {
 	return strings.Join(parts, "\n\n")
 }
 
+// lead is a fused score as a share of its query's best (ContextChunk.Lead),
+// 0 when either is unknown.
+func lead(score, best float64) float64 {
+	if best <= 0 || score <= 0 {
+		return 0
+	}
+	return score / best
+}
+
 // interleave merges the per-query rankings round-robin, so every sub-query
 // gets its best chunks into the context before any gets its second best.
 func interleave(groups [][]*candidate) []*candidate {
@@ -99,9 +108,7 @@ func (p *Pipeline) expand(ctx context.Context, cands []*candidate, f citebook.Fi
 	out := make([]*passage, 0, len(cands))
 	for i, c := range cands {
 		ps := &passage{primary: c, chunks: []citebook.Chunk{*c.chunk}, order: i + 1}
-		if t := top[c.query]; t > 0 && c.fused > 0 {
-			ps.lead = c.fused / t
-		}
+		ps.lead = lead(c.fused, top[c.query])
 		nb, ok := all[c.chunk.ID]
 		if !ok && all != nil {
 			p.log.WarnContext(ctx, "neighbour expansion found no served chunk; using the chunk alone", "chunk", c.chunk.ID)

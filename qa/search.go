@@ -274,16 +274,13 @@ func (p *Pipeline) evidenceHits(ctx context.Context, query string, fd *found, hi
 	for _, k := range keys {
 		weights[k.text] = k.weight
 	}
-	// Each hit's fused score as a share of the first's, as an answer's
-	// context carries it (passage.lead): without it a hit retrieval put far
+	// Each hit carries its fused score as a share of the first's, as an
+	// answer's context does (lead): without it a hit retrieval put far
 	// below the first moved above it here on a few more words, where the
 	// answer kept quoting the first.
 	cs := make([]ContextChunk, len(hits))
 	for i, h := range hits {
-		cs[i] = ContextChunk{Chunk: h.Chunk, Rank: i + 1, Retrieved: i + 1, Primary: true}
-		if best := hits[0].Score; best > 0 && h.Score > 0 {
-			cs[i].Lead = h.Score / best
-		}
+		cs[i] = ContextChunk{Chunk: h.Chunk, Rank: i + 1, Retrieved: i + 1, Primary: true, Lead: lead(h.Score, hits[0].Score)}
 	}
 	cs = p.evidence.evidenceOrder(query, cs, Evidence{Weights: weights, Aliases: p.thesaurus.aliases(query)}, nil)
 	out := make([]citebook.Hit, len(cs))

@@ -88,16 +88,7 @@ func TestScoresIgnoreOtherTenants(t *testing.T) {
 	require.NoError(t, x.Upsert(ctx, moby[:400]))
 	f := citebook.Filter{Tenant: "a", Books: []citebook.BookScope{{BookID: "moby", Version: 1}}}
 	queries := []string{"whale oil lamps", "the white whale", "Ahab harpoon line", "Queequeg coffin"}
-	search := func() [][]citebook.Hit {
-		var out [][]citebook.Hit
-		for _, q := range queries {
-			h, err := x.Search(ctx, q, f, f, 10)
-			require.NoError(t, err)
-			require.NotEmpty(t, h, q)
-			out = append(out, h)
-		}
-		return out
-	}
+	search := func() [][]citebook.Hit { return searchEach(t, x, queries, f, f) }
 	before := search()
 	// Another tenant's copy of the later chapters, where "whale" and "Ahab"
 	// are far more common, in a book of the same name.
@@ -142,16 +133,7 @@ func TestScoresIgnoreUnreadable(t *testing.T) {
 	libA := citebook.Filter{Tenant: "t", Books: append(slices.Clone(book1.Books), citebook.BookScope{BookID: "two", Version: 1})}
 	libB := book1
 	queries := []string{"whale oil lamps", "Queequeg harpoon", "the white whale and the sea"}
-	search := func(lib citebook.Filter) [][]citebook.Hit {
-		var out [][]citebook.Hit
-		for _, q := range queries {
-			h, err := x.Search(ctx, q, book1, lib, 10)
-			require.NoError(t, err)
-			require.NotEmpty(t, h, q)
-			out = append(out, h)
-		}
-		return out
-	}
+	search := func(lib citebook.Filter) [][]citebook.Hit { return searchEach(t, x, queries, book1, lib) }
 	beforeA, beforeB := search(libA), search(libB)
 	require.Equal(t, beforeA, beforeB, "book 2 empty: both libraries are the tenant")
 
@@ -173,17 +155,9 @@ func TestScoresIgnoreUnreadable(t *testing.T) {
 	// may not read change nothing of B's scores either.
 	denied := libB
 	denied.DenyParents = []string{"secret"}
-	searchDenied := func() [][]citebook.Hit {
-		var out [][]citebook.Hit
-		for _, q := range queries {
-			f := book1
-			f.DenyParents = denied.DenyParents
-			h, err := x.Search(ctx, q, f, denied, 10)
-			require.NoError(t, err)
-			out = append(out, h)
-		}
-		return out
-	}
+	deniedBook1 := book1
+	deniedBook1.DenyParents = denied.DenyParents
+	searchDenied := func() [][]citebook.Hit { return searchEach(t, x, queries, deniedBook1, denied) }
 	beforeD := searchDenied()
 	for i := range two {
 		two[i].ID, two[i].BookID, two[i].ParentID = "secret-"+two[i].ID, "moby", "secret"
@@ -290,4 +264,18 @@ func FuzzScoresOnlyReadable(f *testing.F) {
 		require.NoError(t, x.Upsert(ctx, more))
 		require.Equal(t, before, run())
 	})
+}
+
+// searchEach runs each query inside f with lib's statistics and returns
+// the top ten hits of each (none may be empty).
+func searchEach(t *testing.T, x *Index, queries []string, f, lib citebook.Filter) [][]citebook.Hit {
+	t.Helper()
+	var out [][]citebook.Hit
+	for _, q := range queries {
+		h, err := x.Search(context.Background(), q, f, lib, 10)
+		require.NoError(t, err)
+		require.NotEmpty(t, h, q)
+		out = append(out, h)
+	}
+	return out
 }
