@@ -269,6 +269,30 @@ func questionTerms(question string, terms func(string) []string) []string {
 	return out
 }
 
+// thirdPerson is the pronouns that stand for a person a question names
+// (as Terms emits them).
+var thirdPerson = map[string]bool{"he": true, "him": true, "his": true, "himself": true, "she": true, "her": true, "hers": true, "herself": true}
+
+// personName matches a capitalised word (not an acronym) past a
+// sentence's first word: a name the question's "he" or "her" stands for.
+var personName = regexp.MustCompile(`[^.?!\s]\s+(\p{Lu}\p{Ll}+)`)
+
+// namesSomeone reports whether a question names a person its third-person
+// pronouns may stand for. Such a pronoun adds nothing its antecedent does
+// not, and as a key term it matches every other person in the book: "Did
+// Thoreau lock his house when he went away?" was answered from a passage on
+// ants because it held "his", "he" and "locks" (Walden, told in the first
+// person, calls Thoreau "I"). Without a name the pronoun is the subject
+// ("what did she say") and stays.
+func namesSomeone(question string) bool {
+	for _, m := range personName.FindAllStringSubmatch(question, -1) {
+		if !notDoer[m[1]] {
+			return true
+		}
+	}
+	return false
+}
+
 // hasFunctionChar reports a CJK pair holding a grammatical character (的,
 // 了, 么, 这, …). Segmenting by pairs makes "样的" or "么我" out of every
 // phrase; pairs with such a character are rarely words of the topic.
@@ -286,8 +310,11 @@ func hasFunctionChar(t string) bool {
 // statistics) and counts their chunks in the scope searched (f). A name,
 // number or identifier no chunk in scope holds is the strongest sign that
 // the books do not cover the question.
-func (p *Pipeline) keyTerms(ctx context.Context, question string, lib, f citebook.Filter) ([]keyTerm, int) {
+func (p *Pipeline) keyTerms(ctx context.Context, question string, named bool, lib, f citebook.Filter) ([]keyTerm, int) {
 	cands := questionTerms(question, p.deps.Terms)
+	if named {
+		cands = slices.DeleteFunc(cands, func(t string) bool { return thirdPerson[t] })
+	}
 	kinds := classify(question, p.deps.Terms)
 	have := map[string]bool{}
 	for _, t := range cands {
@@ -498,13 +525,13 @@ func coverageOf(keys []keyTerm, have map[string]bool) (float64, []string) {
 // when a key name, number or identifier occurs nowhere in scope, or when no
 // evidence window (up to three consecutive sentences) holds enough of the
 // IDF-weighted key terms.
-func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.Filter, chunks []ContextChunk) Answerability {
+func (p *Pipeline) assess(ctx context.Context, question string, namesOne bool, lib, f citebook.Filter, chunks []ContextChunk) Answerability {
 	a := Answerability{Bar: p.opts.AnswerCoverage, aliases: p.thesaurus.aliases(question)}
 	a.units = newUnitCache(p.deps.Terms, a.aliases)
 	if hasCJK(question) {
 		a.Bar = p.opts.AnswerCoverageCJK
 	}
-	keys, n := p.keyTerms(ctx, question, lib, f)
+	keys, n := p.keyTerms(ctx, question, namesOne, lib, f)
 	a.weights = make(map[string]float64, len(keys))
 	for _, k := range keys {
 		a.weights[k.text] = k.weight
@@ -618,6 +645,11 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 			return a
 		}
 	}
+	if a.Coverage >= a.Bar && len(a.Covered) < 2 && len(judged) >= claimTerms && statesClaim(question) && !hasCJK(question) {
+		a.Code = CodeLowCoverage
+		a.Reason = fmt.Sprintf("the question asks about a statement of %d key terms, and the best passage found holds only %s", len(judged), quoteList(a.Covered))
+		return a
+	}
 	if a.Coverage < a.Bar && p.partsAnswerable(question, judged, ws, a.Bar) {
 		// Each part of a question that plainly asks two things has its
 		// own evidence; the answerer quotes one passage per part.
@@ -653,6 +685,14 @@ func (p *Pipeline) assess(ctx context.Context, question string, lib, f citebook.
 // all to questions the books do not answer (0.227, 0.251, 0.269, 0.344),
 // those covering 0.41 or more all right (0.412, 0.564, 0.717).
 const procedureFactor = 1.5
+
+// claimTerms is how many key terms make a statement one word of which is
+// no evidence for it: "Did Thoreau lock his house when he went away?"
+// (lock, house, went, away) was answered from a passage on ants that
+// held only "locks", the rarest, at 0.46 of the weight. In CJK text the
+// key terms are character pairs, and one pair is often the whole name
+// asked about (CMRC's "牡蒿在什么季节开花？").
+const claimTerms = 3
 
 // claimCover is the coverage from which a passage answers a question about
 // a statement without holding its rarest word (claimRarest).

@@ -212,3 +212,37 @@ func TestAgentAndDefaultQuestions(t *testing.T) {
 		require.Contains(t, a.Citations[0].Quote, tc.quoted, "%s: %s", tc.question, a.Answer)
 	}
 }
+
+// TestClaimOfOneWord: a third-person pronoun standing for the person a
+// question names is no key term of it, and a statement of several key
+// terms is not confirmed by a passage holding one of them. "Did Thoreau
+// lock his house when he went away?" was answered from a passage on ants
+// that held "his", "he" and "locks" (Walden, told in the first person,
+// calls Thoreau "I"; the book says he never fastened his door).
+func TestClaimOfOneWord(t *testing.T) {
+	l := testlib.Open(t, testlib.Config(t.TempDir()))
+	testlib.Index(t, l, citebook.BookInput{BookID: "walden", Tenant: "lib", Path: corpus.Path(t, "books/WaldenFull.pdf")})
+	p := testlib.Pipeline(t, l)
+	reader := citebook.Principal{Tenant: "lib", User: "r", Admin: true}
+	ask := func(q string) *qa.Answer {
+		a, err := p.Ask(context.Background(), reader, qa.Request{Question: q, BookIDs: []string{"walden"}}, nil)
+		require.NoError(t, err)
+		return a
+	}
+	a := ask("Did Thoreau lock his house when he went away?")
+	require.True(t, a.Refused, "%s %+v", a.Answer, a.Trace.Answerability)
+	require.Equal(t, qa.CodeLowCoverage, a.Trace.Answerability.Code)
+	require.Contains(t, a.Trace.Answerability.Reason, "holds only “lock”")
+	require.Subset(t, a.Trace.Answerability.KeyTerms, []string{"lock", "house", "went", "away"})
+	require.NotContains(t, a.Trace.Answerability.KeyTerms, "his")
+	require.NotContains(t, a.Trace.Answerability.KeyTerms, "he")
+
+	// The pronoun of a name kept in the question goes too; the name
+	// carries the question.
+	a = ask("Who was Cato Ingraham, and where did he live?")
+	require.False(t, a.Refused, a.Trace.Answerability.Reason)
+	require.NotContains(t, a.Trace.Answerability.KeyTerms, "he")
+	// Without a name the pronoun is the subject asked about.
+	a = ask("What did he say to the woodchopper?")
+	require.Contains(t, a.Trace.Answerability.KeyTerms, "he")
+}

@@ -47,7 +47,7 @@ func KeyTermWeights(ctx context.Context, p *Pipeline, pr citebook.Principal, boo
 	if err != nil {
 		return nil, err
 	}
-	keys, _ := p.keyTerms(ctx, question, lib, acl.Narrow(lib, bookIDs))
+	keys, _ := p.keyTerms(ctx, question, namesSomeone(question), lib, acl.Narrow(lib, bookIDs))
 	out := make(map[string]float64, len(keys))
 	for _, k := range keys {
 		out[k.text] = k.weight
