@@ -192,6 +192,52 @@ func (p *Pipeline) heldInSomeForm(ctx context.Context, question string, terms []
 	for t := range p.heldClosed(ctx, question, rest, f) {
 		held[t] = true
 	}
+	for t := range p.heldRedone(ctx, question, rest, f) {
+		held[t] = true
+	}
+	return held
+}
+
+// heldRedone reports which of the terms, verbs of doing again ("refit",
+// "rerun", "reinstall"), some chunk in f holds without their "re-" as a
+// verb done ("fitted", "fitting"): R-intro never prints "refit" and
+// explains how update() fits a model again with a term added. Only words
+// the books never print are read so ("remove" and "return" are words of
+// their own), and a base held only as a noun is none: R-intro's "shape"
+// of a distribution does not show how to "reshape" a data frame.
+func (p *Pipeline) heldRedone(ctx context.Context, question string, terms []string, f citebook.Filter) map[string]bool {
+	held := map[string]bool{}
+	var bases []string
+	of := map[string]string{}
+	for _, t := range terms {
+		if b, ok := strings.CutPrefix(t, "re"); ok && isLatinTerm(t) && len(b) >= 3 {
+			bases, of[b] = append(bases, b), t
+		}
+	}
+	if len(bases) == 0 {
+		return held
+	}
+	var forms, base []string
+	all, allOf := p.otherForms(strings.Join(bases, " "), bases, false)
+	for i, form := range all {
+		// Done, not merely named: R-intro's "shape" of a distribution is
+		// no "reshape", and it prints no "shaped" or "shaping".
+		if strings.HasSuffix(form, "ed") || strings.HasSuffix(form, "ing") {
+			forms, base = append(forms, form), append(base, allOf[i])
+		}
+	}
+	if len(forms) == 0 {
+		return held
+	}
+	df, _, err := p.deps.Stats.DocFreq(ctx, forms, f)
+	if err != nil || len(df) != len(forms) {
+		return held
+	}
+	for i, d := range df {
+		if d > 0 {
+			held[of[base[i]]] = true
+		}
+	}
 	return held
 }
 

@@ -19,7 +19,8 @@ import (
 // answered from attach()'s "takes a ‘database’ such as a list or data
 // frame" at coverage 0.253 against the bar's 0.25), while an action the
 // book prints in another form ("divided" for "divide") is left to the
-// coverage check, which answers it from tapply()'s page.
+// coverage check, which answers it from tapply()'s page, and so is a
+// verb of doing again ("refit") whose base the book prints done ("fitted").
 func TestGuardAbsentAction(t *testing.T) {
 	p := shared(t).pipeline(t, qa.NewExtractive(analysis.Terms), qa.Options{})
 	ask := askBook(t, p, alice, bookR)
@@ -53,6 +54,14 @@ func TestGuardAbsentAction(t *testing.T) {
 	require.Contains(t, a.Trace.Answerability.Absent, "divide", "the action as asked is no word of the book")
 	require.False(t, a.Refused, "%s: %+v", q, a.Trace.Answerability)
 	require.Equal(t, 24, a.Citations[0].Page, "tapply(): “collected into groups corresponding to the distinct values”")
+
+	// A verb of doing again is held as its base done: R-intro prints no
+	// "refit", and "fitted" often ("reshape" above is no "shape" done).
+	q = "I have already fitted a regression with five predictors. How can I refit it with a sixth one added without typing the whole formula again?"
+	a = ask(q)
+	require.Contains(t, a.Trace.Answerability.Absent, "refit")
+	require.False(t, a.Refused, "%s: %+v", q, a.Trace.Answerability)
+	require.Equal(t, 66, a.Citations[0].Page, "update(): “fit an additional model including a sixth regressor variable”")
 }
 
 // TestGuardAbsentFromClaim asks R-intro yes/no questions: one whose claim
