@@ -309,10 +309,12 @@ func hasFunctionChar(t string) bool {
 // principal may read (lib; a single short article gives no usable
 // statistics) and counts their chunks in the scope searched (f). A name,
 // number or identifier no chunk in scope holds is the strongest sign that
-// the books do not cover the question.
-func (p *Pipeline) keyTerms(ctx context.Context, question string, named bool, lib, f citebook.Filter) ([]keyTerm, int) {
+// the books do not cover the question. namesPerson says the question as
+// asked names a person (namesSomeone, read before the book's own names
+// are taken out of it): its he, his and her are that person, no terms.
+func (p *Pipeline) keyTerms(ctx context.Context, question string, namesPerson bool, lib, f citebook.Filter) ([]keyTerm, int) {
 	cands := questionTerms(question, p.deps.Terms)
-	if named {
+	if namesPerson {
 		cands = slices.DeleteFunc(cands, func(t string) bool { return thirdPerson[t] })
 	}
 	kinds := classify(question, p.deps.Terms)
@@ -525,13 +527,13 @@ func coverageOf(keys []keyTerm, have map[string]bool) (float64, []string) {
 // when a key name, number or identifier occurs nowhere in scope, or when no
 // evidence window (up to three consecutive sentences) holds enough of the
 // IDF-weighted key terms.
-func (p *Pipeline) assess(ctx context.Context, question string, namesOne bool, lib, f citebook.Filter, chunks []ContextChunk) Answerability {
+func (p *Pipeline) assess(ctx context.Context, question string, namesPerson bool, lib, f citebook.Filter, chunks []ContextChunk) Answerability {
 	a := Answerability{Bar: p.opts.AnswerCoverage, aliases: p.thesaurus.aliases(question)}
 	a.units = newUnitCache(p.deps.Terms, a.aliases)
 	if hasCJK(question) {
 		a.Bar = p.opts.AnswerCoverageCJK
 	}
-	keys, n := p.keyTerms(ctx, question, namesOne, lib, f)
+	keys, n := p.keyTerms(ctx, question, namesPerson, lib, f)
 	a.weights = make(map[string]float64, len(keys))
 	for _, k := range keys {
 		a.weights[k.text] = k.weight

@@ -65,7 +65,7 @@ func (p *Pipeline) Ask(ctx context.Context, pr citebook.Principal, req Request, 
 	}
 	sw.lap("assemble")
 
-	tr.Answerability = p.assess(ctx, fd.question, fd.named, fd.library, fd.filter, chunks)
+	tr.Answerability = p.assess(ctx, fd.question, fd.namesPerson, fd.library, fd.filter, chunks)
 	sw.lap("assess")
 	if !tr.Answerability.Answerable && p.opts.AnswerCoverage > 0 {
 		ans.Refused = true

@@ -15,11 +15,11 @@ type found struct {
 	library citebook.Filter // everything the principal may read, before narrowing to the request's books
 	// question is the question as searched and assessed: as asked, less
 	// the names of the books searched (Trace.BookNames).
-	question string
-	named    bool // the question as asked names a person (namesSomeone)
-	queries  []string
-	all      []*candidate
-	groups   [][]*candidate
+	question    string
+	namesPerson bool // the question as asked names a person (namesSomeone)
+	queries     []string
+	all         []*candidate
+	groups      [][]*candidate
 }
 
 // find runs the retrieval steps shared by Search and Ask: access filter,
@@ -46,7 +46,7 @@ func (p *Pipeline) find(ctx context.Context, pr citebook.Principal, req Request,
 	if err := p.checkEmbedding(ctx); err != nil {
 		return nil, err
 	}
-	fd := &found{filter: f, library: lib, named: namesSomeone(req.Question)}
+	fd := &found{filter: f, library: lib, namesPerson: namesSomeone(req.Question)}
 	// A question in the script the books do not print is searched, routed
 	// and answered in theirs; the trace keeps it as asked.
 	q, tr.Respelled = p.rescript(ctx, q, f)
@@ -270,7 +270,7 @@ func (p *Pipeline) evidenceHits(ctx context.Context, query string, fd *found, hi
 	if len(hits) < 2 {
 		return hits
 	}
-	keys, _ := p.keyTerms(ctx, query, fd.named, fd.library, fd.filter)
+	keys, _ := p.keyTerms(ctx, query, fd.namesPerson, fd.library, fd.filter)
 	weights := make(map[string]float64, len(keys))
 	for _, k := range keys {
 		weights[k.text] = k.weight
