@@ -32,7 +32,7 @@ func Fold(s string) string {
 
 // Terms splits text into the terms the index stores and queries match.
 // Words of alphabetic scripts are lowercased and lightly stemmed (English
-// plurals), so "Vectors" matches "vector". Scripts written without spaces
+// plurals, an acronym's too: "CPUs" is "cpu"), so "Vectors" matches "vector". Scripts written without spaces
 // (Chinese, Japanese kana, Korean) yield every character and every pair of
 // adjacent characters: unigrams keep recall for one-character words, bigrams
 // give the precision of two-character words without a dictionary.
@@ -87,8 +87,9 @@ func eachTerm(s string, v1 bool, fn func(t []byte)) {
 		prev rune // previous CJK rune in the current run, 0 outside a run
 		sym  = bufs.sym[:]
 	)
-	wide := false           // word holds a non-ASCII rune
-	symStart, skip := -1, 0 // start of the current run of ASCII symbols; bytes consumed ahead
+	wide := false             // word holds a non-ASCII rune
+	caps, lastCap := 0, false // capital ASCII letters in word, and whether the last letter was one (acronymPlural)
+	symStart, skip := -1, 0   // start of the current run of ASCII symbols; bytes consumed ahead
 	flushSym := func(end int) {
 		if symStart >= 0 {
 			if t := symbolTerm(s[symStart:end]); t != "" {
@@ -106,8 +107,11 @@ func eachTerm(s string, v1 bool, fn func(t []byte)) {
 				// what segmenting it again gives.
 				word = norm.NFKC.Bytes(word)
 			}
+			if !v1 && !wide && acronymPlural(word, caps, lastCap) {
+				word = word[:len(word)-1]
+			}
 			fn(stemWord(word, wide, v1))
-			word, wide = word[:0], false
+			word, wide, caps = word[:0], false, 0
 		}
 	}
 	for i, r := range s {
@@ -120,6 +124,7 @@ func eachTerm(s string, v1 bool, fn func(t []byte)) {
 			case 'a' <= r && r <= 'z' || '0' <= r && r <= '9':
 				flushSym(i)
 				word = append(word, byte(r))
+				lastCap = false
 			case r == ',' && symStart < 0 && thousands(word, s[i+1:]):
 				// "1,577" is one number, as a table prints it and a
 				// question may type it ("1577"); split, its halves
@@ -127,6 +132,7 @@ func eachTerm(s string, v1 bool, fn func(t []byte)) {
 			case 'A' <= r && r <= 'Z':
 				flushSym(i)
 				word = append(word, byte(r+'a'-'A'))
+				caps, lastCap = caps+1, true
 			case isSymbolByte(byte(r)):
 				flush()
 				if n := rOperator(s[i:]); n > 0 {
@@ -563,6 +569,19 @@ func sibilantEnd(s []byte) bool {
 		return true
 	}
 	return false
+}
+
+// acronymPlural reports an acronym's plural as typed: capitals and a
+// small "s" ("IDs", "CPUs", "APIs", "VMs"), the word lower-cased with caps
+// capitals, lastCap whether its last letter was one. The plural rules read
+// the lower-cased word, in which "ids", "cpus" and "apis" keep their "s" (a
+// word ending in "us" or "is" is no plural, three letters are too few to
+// tell): a question about the IDs on its data lines was told the book
+// never mentions "ids" beside its "ID". What is left is stemmed as any
+// word, so a term still segments to itself.
+func acronymPlural(word []byte, caps int, lastCap bool) bool {
+	n := len(word)
+	return caps >= 2 && caps == n-1 && !lastCap && word[n-1] == 's'
 }
 
 // pluralV1 is the plural rule the builtin embedder's features were fixed

@@ -36,6 +36,11 @@ func TestTerms(t *testing.T) {
 		{"好！$$ 行", []string{"好", "$$", "行"}},
 		{"！!000", []string{"000"}},
 		{"(1,577) $ 12,345,678 1,2,3 2018,2019 a,123", []string{"1577", "12345678", "1", "2", "3", "2018", "2019", "a", "123"}},
+		// An acronym's plural is the acronym, whatever the plural rules
+		// make of the lower-cased word ("ids", "cpus", "apis" keep their
+		// "s"); capitals throughout or one capital are no acronym plural.
+		{"IDs CPUs APIs VMs URLs PDFs", []string{"id", "cpu", "api", "vm", "url", "pdf"}},
+		{"ids cpus IDS Ms MP3s ÉTATs", []string{"ids", "cpus", "ids", "ms", "mp3", "etat"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {

@@ -46,7 +46,7 @@ const noSnapshot = ^uint64(0)
 // snapFormat names the layout and the analysis the postings were built with.
 var snapFormat = func() string {
 	probe := citebook.Chunk{HeadingPath: []string{"Chapter 3: Graphs", "第三章 图"},
-		Text: "The quick-brown fox's 2nd jump over boxes, caches and matrices, C++ & naïve café, 1,024 times; 数据库的索引和查询。 HTTP/2 e-mail (https://CRAN. R-project.org/x) by Philip A. Nelson. Next (e.g. a) one!\n\n• Bullet 天！$$ x"}
+		Text: "The quick-brown fox's 2nd jump over boxes, caches and matrices, C++ & naïve café, 1,024 times; 数据库的索引和查询。 HTTP/2 IDs e-mail (https://CRAN. R-project.org/x) by Philip A. Nelson. Next (e.g. a) one!\n\n• Bullet 天！$$ x"}
 	tf, n := termCounts(&probe)
 	keys := make([]string, 0, len(tf))
 	for k := range tf {
