@@ -32,10 +32,11 @@ func Fold(s string) string {
 
 // Terms splits text into the terms the index stores and queries match.
 // Words of alphabetic scripts are lowercased and lightly stemmed (English
-// plurals, an acronym's too: "CPUs" is "cpu"), so "Vectors" matches "vector". Scripts written without spaces
-// (Chinese, Japanese kana, Korean) yield every character and every pair of
-// adjacent characters: unigrams keep recall for one-character words, bigrams
-// give the precision of two-character words without a dictionary.
+// plurals, an acronym's too: "CPUs" is "cpu"), so "Vectors" matches
+// "vector". Scripts written without spaces (Chinese, Japanese kana,
+// Korean) yield every character and every pair of adjacent characters:
+// unigrams keep recall for one-character words, bigrams give the precision
+// of two-character words without a dictionary.
 // Non-ASCII text is NFKC-normalised first, so ligatures from PDFs ("ﬁle")
 // and full-width forms in CJK text ("ＰＤＦ", "２０２４") match what people
 // type.

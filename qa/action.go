@@ -192,7 +192,7 @@ func (p *Pipeline) heldInSomeForm(ctx context.Context, question string, terms []
 	for t := range p.heldClosed(ctx, question, rest, f) {
 		held[t] = true
 	}
-	for t := range p.heldRedone(ctx, question, rest, f) {
+	for t := range p.heldRedone(ctx, rest, f) {
 		held[t] = true
 	}
 	return held
@@ -205,7 +205,7 @@ func (p *Pipeline) heldInSomeForm(ctx context.Context, question string, terms []
 // the books never print are read so ("remove" and "return" are words of
 // their own), and a base held only as a noun is none: R-intro's "shape"
 // of a distribution does not show how to "reshape" a data frame.
-func (p *Pipeline) heldRedone(ctx context.Context, question string, terms []string, f citebook.Filter) map[string]bool {
+func (p *Pipeline) heldRedone(ctx context.Context, terms []string, f citebook.Filter) map[string]bool {
 	held := map[string]bool{}
 	var bases []string
 	of := map[string]string{}
