@@ -2,6 +2,7 @@ package qa
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -163,22 +164,13 @@ func hedge(t string) bool {
 // be held by none. On an error every term counts as held, so nothing is
 // refused for it.
 func (p *Pipeline) heldInSomeForm(ctx context.Context, question string, terms []string, lib, f citebook.Filter) map[string]bool {
-	held := map[string]bool{}
 	forms, of := p.otherForms(question, terms, true)
-	if len(forms) == 0 {
-		return held
-	}
-	df, _, err := p.deps.Stats.DocFreq(ctx, forms, f)
-	if err != nil || len(df) != len(forms) {
+	held, err := p.printedAs(ctx, forms, of, f)
+	if err != nil {
 		for _, t := range terms {
 			held[t] = true
 		}
 		return held
-	}
-	for i, d := range df {
-		if d > 0 {
-			held[of[i]] = true
-		}
 	}
 	var rest []string
 	for _, t := range terms {
@@ -198,6 +190,28 @@ func (p *Pipeline) heldInSomeForm(ctx context.Context, question string, terms []
 	return held
 }
 
+// printedAs returns the words (of[i] for forms[i]) that some chunk in f
+// holds in one of their forms.
+func (p *Pipeline) printedAs(ctx context.Context, forms, of []string, f citebook.Filter) (map[string]bool, error) {
+	held := map[string]bool{}
+	if len(forms) == 0 {
+		return held, nil
+	}
+	df, _, err := p.deps.Stats.DocFreq(ctx, forms, f)
+	if err == nil && len(df) != len(forms) {
+		err = fmt.Errorf("term statistics: %d counts for %d terms", len(df), len(forms))
+	}
+	if err != nil {
+		return held, err
+	}
+	for i, d := range df {
+		if d > 0 {
+			held[of[i]] = true
+		}
+	}
+	return held, nil
+}
+
 // heldRedone reports which of the terms, verbs of doing again ("refit",
 // "rerun", "reinstall"), some chunk in f holds without their "re-" as a
 // verb done ("fitted", "fitting"): R-intro never prints "refit" and
@@ -206,38 +220,26 @@ func (p *Pipeline) heldInSomeForm(ctx context.Context, question string, terms []
 // their own), and a base held only as a noun is none: R-intro's "shape"
 // of a distribution does not show how to "reshape" a data frame.
 func (p *Pipeline) heldRedone(ctx context.Context, terms []string, f citebook.Filter) map[string]bool {
-	held := map[string]bool{}
 	var bases []string
-	of := map[string]string{}
+	redone := map[string]string{} // base → the term asked
 	for _, t := range terms {
 		if b, ok := strings.CutPrefix(t, "re"); ok && isLatinTerm(t) && len(b) >= 3 {
-			bases, of[b] = append(bases, b), t
+			bases, redone[b] = append(bases, b), t
 		}
 	}
 	if len(bases) == 0 {
-		return held
+		return map[string]bool{}
 	}
-	var forms, base []string
+	var forms, of []string
 	all, allOf := p.otherForms(strings.Join(bases, " "), bases, false)
 	for i, form := range all {
 		// Done, not merely named: R-intro's "shape" of a distribution is
 		// no "reshape", and it prints no "shaped" or "shaping".
 		if strings.HasSuffix(form, "ed") || strings.HasSuffix(form, "ing") {
-			forms, base = append(forms, form), append(base, allOf[i])
+			forms, of = append(forms, form), append(of, redone[allOf[i]])
 		}
 	}
-	if len(forms) == 0 {
-		return held
-	}
-	df, _, err := p.deps.Stats.DocFreq(ctx, forms, f)
-	if err != nil || len(df) != len(forms) {
-		return held
-	}
-	for i, d := range df {
-		if d > 0 {
-			held[of[base[i]]] = true
-		}
-	}
+	held, _ := p.printedAs(ctx, forms, of, f) // on an error, none: the absence stands
 	return held
 }
 
@@ -247,10 +249,6 @@ func (p *Pipeline) heldRedone(ctx context.Context, terms []string, f citebook.Fi
 // heldOpen the other way round. (Asked "Can I rotate a 3-D scatter plot
 // …?", R-intro was said never to mention "scatter".)
 func (p *Pipeline) heldClosed(ctx context.Context, question string, terms []string, f citebook.Filter) map[string]bool {
-	held := map[string]bool{}
-	if len(terms) == 0 {
-		return held
-	}
 	want := map[string]bool{}
 	for _, t := range terms {
 		want[t] = isLatinTerm(t)
@@ -270,18 +268,7 @@ func (p *Pipeline) heldClosed(ctx context.Context, question string, terms []stri
 			}
 		}
 	}
-	if len(closed) == 0 {
-		return held
-	}
-	df, _, err := p.deps.Stats.DocFreq(ctx, closed, f)
-	if err != nil || len(df) != len(closed) {
-		return held
-	}
-	for i, d := range df {
-		if d > 0 {
-			held[of[i]] = true
-		}
-	}
+	held, _ := p.printedAs(ctx, closed, of, f) // on an error, none: the absence stands
 	return held
 }
 

@@ -222,13 +222,7 @@ func TestAgentAndDefaultQuestions(t *testing.T) {
 func TestClaimOfOneWord(t *testing.T) {
 	l := testlib.Open(t, testlib.Config(t.TempDir()))
 	testlib.Index(t, l, citebook.BookInput{BookID: "walden", Tenant: "lib", Path: corpus.Path(t, "books/WaldenFull.pdf")})
-	p := testlib.Pipeline(t, l)
-	reader := citebook.Principal{Tenant: "lib", User: "r", Admin: true}
-	ask := func(q string) *qa.Answer {
-		a, err := p.Ask(context.Background(), reader, qa.Request{Question: q, BookIDs: []string{"walden"}}, nil)
-		require.NoError(t, err)
-		return a
-	}
+	ask := askBook(t, testlib.Pipeline(t, l), citebook.Principal{Tenant: "lib", User: "r", Admin: true}, "walden")
 	a := ask("Did Thoreau lock his house when he went away?")
 	require.True(t, a.Refused, "%s %+v", a.Answer, a.Trace.Answerability)
 	require.Equal(t, qa.CodeLowCoverage, a.Trace.Answerability.Code)
