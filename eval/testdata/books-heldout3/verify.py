@@ -310,5 +310,28 @@ def main():
     return 0
 
 
+# The held-out sets a later set is checked against, by name (run_set).
+SETS = {
+    "books-dev": "../../../../shared/corpora/books-dev/books-dev.jsonl",
+    "heldout": "../books-heldout/heldout.jsonl",
+    **{f"heldout{n}": f"../books-heldout{n}/heldout{n}.jsonl" for n in range(2, 10)},
+}
+
+
+def run_set(here, name, expected, prefix, unique, absent, siblings):
+    """Run these checks over a later set (books-heldout4 … call it from their
+    verify.py with their own tables): its file NAME.jsonl beside its script
+    in HERE (or argv[1]), the books in argv[2], books-dev in argv[3], and the
+    sets named in SIBLINGS (keys of SETS), a shared gold page an error."""
+    global DATA, BOOKS, EXPECTED, PREFIX, UNIQUE, ABSENT, SIBLINGS, PAGE_OVERLAP_IS_ERROR
+    DATA = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, name + ".jsonl")
+    BOOKS = sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "../../../../shared/corpora/books")
+    dev = sys.argv[3] if len(sys.argv) > 3 else os.path.join(here, SETS["books-dev"])
+    EXPECTED, PREFIX, UNIQUE, ABSENT = expected, prefix, unique, absent
+    SIBLINGS = [(s, dev if s == "books-dev" else os.path.join(here, SETS[s])) for s in siblings]
+    PAGE_OVERLAP_IS_ERROR = True
+    return main()
+
+
 if __name__ == "__main__":
     sys.exit(main())

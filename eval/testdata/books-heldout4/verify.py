@@ -1,29 +1,15 @@
 #!/usr/bin/env python3
 """Verify heldout4.jsonl (beside this script) against the PDFs.
 
-Only this set's tables live here; the checks are ../books-heldout3/verify.py's
-(its main(), run over this set's file and tables, with the sibling sets in
-SIBLINGS and PAGE_OVERLAP_IS_ERROR). Checks:
-  * every line parses as a JSON object with exactly the keys id, question,
-    books, answerable, gold (citebook's jsonl eval format, as in books-dev);
-  * ids are unique and follow the naming scheme (rintro4-NN / rintro4-uNN,
-    debian4-..., lshort4-...); books are known; pages are in range; questions
-    on lshort-zh-cn are written in Chinese;
-  * answerable questions have exactly one gold page {book_id, page}, one
-    evidence string and a non-empty answer; unanswerable ones have gold == {};
-  * every evidence string occurs in the `pdftotext -enc UTF-8 -f N -l N` text
-    of its gold page (whitespace-normalised; for Chinese text or text with CJK
-    characters, all whitespace removed);
-  * the distinctive answer terms (table UNIQUE) occur on the gold page and on
-    no other page of the book (default and -raw text of every page);
-  * the key terms of each unanswerable question (table ABSENT) occur nowhere
-    in the book (default and -raw text of every page);
-  * the composition per book (EXPECTED);
-  * no id, question, evidence sentence or gold page is shared with books-dev
-    (../../../../shared/corpora/books-dev/books-dev.jsonl) or with the sibling
-    held-out set ../books-heldout3/heldout3.jsonl (all are errors).
+Only this set's tables live here (EXPECTED, PREFIX, UNIQUE, ABSENT); the
+checks are ../books-heldout3/verify.py's, run over them by its run_set: the
+file's format and ids, each evidence string on its gold page's pdftotext text,
+the distinctive answer terms (UNIQUE) on the gold page and no other, the
+unanswerable questions' key terms (ABSENT) nowhere in the book, the
+composition (EXPECTED), and no id, question, evidence sentence or gold page
+shared with books-dev, heldout3.
 
-Usage: python3 verify.py [heldout4.jsonl] [books_dir] [books-dev.jsonl] [heldout3.jsonl]
+Usage: python3 verify.py [heldout4.jsonl] [books_dir] [books-dev.jsonl]
 Needs poppler-utils (pdftotext, pdfinfo). Prints "ok: ..." and exits 0 when
 nothing failed; otherwise prints FAIL lines and exits 1.
 """
@@ -32,10 +18,6 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "heldout4.jsonl")
-BOOKS = sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "../../../../shared/corpora/books")
-DEV = sys.argv[3] if len(sys.argv) > 3 else os.path.join(HERE, "../../../../shared/corpora/books-dev/books-dev.jsonl")
-HELDOUT3 = sys.argv[4] if len(sys.argv) > 4 else os.path.join(HERE, "../books-heldout3/heldout3.jsonl")
 
 EXPECTED = {  # book -> (answerable, unanswerable)
     "R-intro": (8, 4),
@@ -44,10 +26,7 @@ EXPECTED = {  # book -> (answerable, unanswerable)
 }
 PREFIX = {"R-intro": "rintro4-", "debian-reference.en": "debian4-", "lshort-zh-cn": "lshort4-"}
 
-# Distinctive answer terms: regexes that must match the gold page and no other
-# page. Patterns with CJK characters are matched on the page text with ALL
-# whitespace removed; ASCII patterns on the whitespace-normalised text (for
-# lshort-zh-cn on both forms, a hit in either counts). Case-insensitive.
+# UNIQUE and ABSENT are read as ../books-heldout3/verify.py explains.
 UNIQUE = {
     "rintro4-01": [r"sqrt\(-17\+0i\)"],
     "rintro4-02": [r"stdError", r"sd\(\) is something different"],
@@ -75,10 +54,6 @@ UNIQUE = {
     "lshort4-08": [r"09-texlive", r"fc-cache", r"texlive-fontconfig"],
 }
 
-# Key terms (and synonyms) of unanswerable questions: none may occur anywhere
-# in the book. Same matching rules as UNIQUE (CJK patterns on
-# whitespace-stripped text, others on whitespace-normalised text,
-# case-insensitive).
 ABSENT = {
     # SQL databases from R
     "rintro4-u01": [r"\bSQL", r"\bDBI\b", r"SQLite", r"Postgre", r"MySQL", r"ODBC"],
@@ -106,19 +81,10 @@ ABSENT = {
     "lshort4-u04": [r"Markdown", r"Pandoc", r"Quarto", r"学位论文"],
 }
 
-# Overlap check: no id, question, evidence sentence or gold page shared with
-# these sets (all are errors).
-SIBLINGS = [("books-dev", DEV), ("heldout3", HELDOUT3)]
-PAGE_OVERLAP_IS_ERROR = True
-
-# The checks themselves are heldout3's (../books-heldout3/verify.py), run over
-# this set's file and tables.
-_spec = importlib.util.spec_from_file_location("verify_heldout3", os.path.join(HERE, "../books-heldout3/verify.py"))
-first = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(first)
-first.DATA, first.BOOKS, first.EXPECTED, first.PREFIX, first.UNIQUE, first.ABSENT = (
-    DATA, BOOKS, EXPECTED, PREFIX, UNIQUE, ABSENT)
-first.SIBLINGS, first.PAGE_OVERLAP_IS_ERROR = SIBLINGS, PAGE_OVERLAP_IS_ERROR
+SIBLINGS = ['books-dev', 'heldout3']
 
 if __name__ == "__main__":
-    sys.exit(first.main())
+    _spec = importlib.util.spec_from_file_location("verify_heldout3", os.path.join(HERE, "../books-heldout3/verify.py"))
+    checks = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(checks)
+    sys.exit(checks.run_set(HERE, "heldout4", EXPECTED, PREFIX, UNIQUE, ABSENT, SIBLINGS))

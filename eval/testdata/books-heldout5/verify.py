@@ -1,30 +1,15 @@
 #!/usr/bin/env python3
 """Verify heldout5.jsonl (beside this script) against the PDFs.
 
-Only this set's tables live here; the checks are ../books-heldout3/verify.py's
-(its main(), run over this set's file and tables, with the sibling sets in
-SIBLINGS and PAGE_OVERLAP_IS_ERROR). Checks:
-  * every line parses as a JSON object with exactly the keys id, question,
-    books, answerable, gold (citebook's jsonl eval format, as in books-dev);
-  * ids are unique and follow the naming scheme (rintro5-NN / rintro5-uNN,
-    debian5-..., lshort5-...); books are known; pages are in range; questions
-    on lshort-zh-cn are written in Chinese;
-  * answerable questions have exactly one gold page {book_id, page}, one
-    evidence string and a non-empty answer; unanswerable ones have gold == {};
-  * every evidence string occurs in the `pdftotext -enc UTF-8 -f N -l N` text
-    of its gold page (whitespace-normalised; for Chinese text or text with CJK
-    characters, all whitespace removed);
-  * the distinctive answer terms (table UNIQUE) occur on the gold page and on
-    no other page of the book (default and -raw text of every page);
-  * the key terms of each unanswerable question (table ABSENT) occur nowhere
-    in the book (default and -raw text of every page);
-  * the composition per book (EXPECTED);
-  * no id, question, evidence sentence or gold page is shared with books-dev
-    (../../../../shared/corpora/books-dev/books-dev.jsonl) or with the sibling
-    held-out sets ../books-heldout3/heldout3.jsonl and
-    ../books-heldout4/heldout4.jsonl (all are errors).
+Only this set's tables live here (EXPECTED, PREFIX, UNIQUE, ABSENT); the
+checks are ../books-heldout3/verify.py's, run over them by its run_set: the
+file's format and ids, each evidence string on its gold page's pdftotext text,
+the distinctive answer terms (UNIQUE) on the gold page and no other, the
+unanswerable questions' key terms (ABSENT) nowhere in the book, the
+composition (EXPECTED), and no id, question, evidence sentence or gold page
+shared with books-dev, heldout3, heldout4.
 
-Usage: python3 verify.py [heldout5.jsonl] [books_dir] [books-dev.jsonl] [heldout3.jsonl] [heldout4.jsonl]
+Usage: python3 verify.py [heldout5.jsonl] [books_dir] [books-dev.jsonl]
 Needs poppler-utils (pdftotext, pdfinfo). Prints "ok: ..." and exits 0 when
 nothing failed; otherwise prints FAIL lines and exits 1.
 """
@@ -33,11 +18,6 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "heldout5.jsonl")
-BOOKS = sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "../../../../shared/corpora/books")
-DEV = sys.argv[3] if len(sys.argv) > 3 else os.path.join(HERE, "../../../../shared/corpora/books-dev/books-dev.jsonl")
-HELDOUT3 = sys.argv[4] if len(sys.argv) > 4 else os.path.join(HERE, "../books-heldout3/heldout3.jsonl")
-HELDOUT4 = sys.argv[5] if len(sys.argv) > 5 else os.path.join(HERE, "../books-heldout4/heldout4.jsonl")
 
 EXPECTED = {  # book -> (answerable, unanswerable)
     "R-intro": (8, 4),
@@ -46,10 +26,7 @@ EXPECTED = {  # book -> (answerable, unanswerable)
 }
 PREFIX = {"R-intro": "rintro5-", "debian-reference.en": "debian5-", "lshort-zh-cn": "lshort5-"}
 
-# Distinctive answer terms: regexes that must match the gold page and no other
-# page. Patterns with CJK characters are matched on the page text with ALL
-# whitespace removed; ASCII patterns on the whitespace-normalised text (for
-# lshort-zh-cn on both forms, a hit in either counts). Case-insensitive.
+# UNIQUE and ABSENT are read as ../books-heldout3/verify.py explains.
 UNIQUE = {
     "rintro5-01": [r"character\(0\)", r"numeric\(0\)"],
     "rintro5-02": [r"unclass\(winter\)", r"remove temporarily the effects of class"],
@@ -77,10 +54,6 @@ UNIQUE = {
     "lshort5-08": [r"在自己编写的宏包中调用其它宏包"],
 }
 
-# Key terms (and synonyms) of unanswerable questions: none may occur anywhere
-# in the book. Same matching rules as UNIQUE (CJK patterns on
-# whitespace-stripped text, others on whitespace-normalised text,
-# case-insensitive).
 ABSENT = {
     # Shiny web apps / dashboards
     "rintro5-u01": [r"Shiny", r"dashboard", r"web app", r"flexdashboard", r"slider"],
@@ -108,19 +81,10 @@ ABSENT = {
     "lshort5-u04": [r"VS ?Code", r"Visual Studio", r"LaTeX Workshop", r"插件", r"\bVim\b", r"Emacs", r"Sublime"],
 }
 
-# Overlap check: no id, question, evidence sentence or gold page shared with
-# these sets (all are errors).
-SIBLINGS = [("books-dev", DEV), ("heldout3", HELDOUT3), ("heldout4", HELDOUT4)]
-PAGE_OVERLAP_IS_ERROR = True
-
-# The checks themselves are heldout3's (../books-heldout3/verify.py), run over
-# this set's file and tables.
-_spec = importlib.util.spec_from_file_location("verify_heldout3", os.path.join(HERE, "../books-heldout3/verify.py"))
-first = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(first)
-first.DATA, first.BOOKS, first.EXPECTED, first.PREFIX, first.UNIQUE, first.ABSENT = (
-    DATA, BOOKS, EXPECTED, PREFIX, UNIQUE, ABSENT)
-first.SIBLINGS, first.PAGE_OVERLAP_IS_ERROR = SIBLINGS, PAGE_OVERLAP_IS_ERROR
+SIBLINGS = ['books-dev', 'heldout3', 'heldout4']
 
 if __name__ == "__main__":
-    sys.exit(first.main())
+    _spec = importlib.util.spec_from_file_location("verify_heldout3", os.path.join(HERE, "../books-heldout3/verify.py"))
+    checks = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(checks)
+    sys.exit(checks.run_set(HERE, "heldout5", EXPECTED, PREFIX, UNIQUE, ABSENT, SIBLINGS))

@@ -1,30 +1,14 @@
 #!/usr/bin/env python3
 """Verify heldout7.jsonl (beside this script) against the PDFs.
 
-Only this set's tables live here; the checks are ../books-heldout3/verify.py's
-(its main(), run over this set's file and tables, with the sibling sets in
-SIBLINGS and PAGE_OVERLAP_IS_ERROR), exactly as ../books-heldout4/verify.py,
-../books-heldout5/verify.py and ../books-heldout6/verify.py do it. Checks:
-  * every line parses as a JSON object with exactly the keys id, question,
-    books, answerable, gold (citebook's jsonl eval format, as in books-dev);
-  * ids are unique and follow the naming scheme (rintro7-NN / rintro7-uNN,
-    debian7-..., lshort7-...); books are known; pages are in range; questions
-    on lshort-zh-cn are written in Chinese;
-  * answerable questions have exactly one gold page {book_id, page}, one
-    evidence string and a non-empty answer; unanswerable ones have gold == {};
-  * every evidence string occurs in the `pdftotext -enc UTF-8 -f N -l N` text
-    of its gold page (whitespace-normalised; for Chinese text or text with CJK
-    characters, all whitespace removed);
-  * the distinctive answer terms (table UNIQUE) occur on the gold page and on
-    no other page of the book (default and -raw text of every page);
-  * the key terms of each unanswerable question (table ABSENT) occur nowhere
-    in the book (default and -raw text of every page);
-  * the composition per book (EXPECTED);
-  * no id, question, evidence sentence or gold page is shared with books-dev
-    (../../../../shared/corpora/books-dev/books-dev.jsonl) or with the sibling
-    held-out sets heldout, heldout2, heldout3, heldout4, heldout5 and heldout6
-    (all are errors; heldout and heldout2 are on other books, so they can
-    only clash on ids or question/evidence text).
+Only this set's tables live here (EXPECTED, PREFIX, UNIQUE, ABSENT); the
+checks are ../books-heldout3/verify.py's, run over them by its run_set: the
+file's format and ids, each evidence string on its gold page's pdftotext text,
+the distinctive answer terms (UNIQUE) on the gold page and no other, the
+unanswerable questions' key terms (ABSENT) nowhere in the book, the
+composition (EXPECTED), and no id, question, evidence sentence or gold page
+shared with books-dev, heldout, heldout2, heldout3, heldout4, heldout5,
+heldout6.
 
 Usage: python3 verify.py [heldout7.jsonl] [books_dir] [books-dev.jsonl]
 Needs poppler-utils (pdftotext, pdfinfo). Prints "ok: ..." and exits 0 when
@@ -35,15 +19,6 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "heldout7.jsonl")
-BOOKS = sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "../../../../shared/corpora/books")
-DEV = sys.argv[3] if len(sys.argv) > 3 else os.path.join(HERE, "../../../../shared/corpora/books-dev/books-dev.jsonl")
-HELDOUT1 = os.path.join(HERE, "../books-heldout/heldout.jsonl")
-HELDOUT2 = os.path.join(HERE, "../books-heldout2/heldout2.jsonl")
-HELDOUT3 = os.path.join(HERE, "../books-heldout3/heldout3.jsonl")
-HELDOUT4 = os.path.join(HERE, "../books-heldout4/heldout4.jsonl")
-HELDOUT5 = os.path.join(HERE, "../books-heldout5/heldout5.jsonl")
-HELDOUT6 = os.path.join(HERE, "../books-heldout6/heldout6.jsonl")
 
 EXPECTED = {  # book -> (answerable, unanswerable)
     "R-intro": (8, 4),
@@ -52,10 +27,7 @@ EXPECTED = {  # book -> (answerable, unanswerable)
 }
 PREFIX = {"R-intro": "rintro7-", "debian-reference.en": "debian7-", "lshort-zh-cn": "lshort7-"}
 
-# Distinctive answer terms: regexes that must match the gold page and no other
-# page. Patterns with CJK characters are matched on the page text with ALL
-# whitespace removed; ASCII patterns on the whitespace-normalised text (for
-# lshort-zh-cn on both forms, a hit in either counts). Case-insensitive.
+# UNIQUE and ABSENT are read as ../books-heldout3/verify.py explains.
 UNIQUE = {
     "rintro7-01": [r"x\[is\.na\(x\)\] <- 0", r"missing values in x by zeros"],
     "rintro7-02": [r"1 in 20"],
@@ -83,10 +55,6 @@ UNIQUE = {
     "lshort7-08": [r"\\roman\{1\}", r"不能直接用于数字"],
 }
 
-# Key terms (and synonyms) of unanswerable questions: none may occur anywhere
-# in the book. Same matching rules as UNIQUE (CJK patterns on
-# whitespace-stripped text, others on whitespace-normalised text,
-# case-insensitive).
 ABSENT = {
     # interactive maps of coordinates (leaflet)
     "rintro7-u01": [r"leaflet", r"latitude", r"longitude", r"choropleth", r"shapefile", r"geospatial",
@@ -115,20 +83,10 @@ ABSENT = {
     "lshort7-u04": [r"iPad", r"平板", r"手机", r"Android", r"\biOS\b", r"移动"],
 }
 
-# Overlap check: no id, question, evidence sentence or gold page shared with
-# these sets (all are errors).
-SIBLINGS = [("books-dev", DEV), ("heldout", HELDOUT1), ("heldout2", HELDOUT2), ("heldout3", HELDOUT3),
-            ("heldout4", HELDOUT4), ("heldout5", HELDOUT5), ("heldout6", HELDOUT6)]
-PAGE_OVERLAP_IS_ERROR = True
-
-# The checks themselves are heldout3's (../books-heldout3/verify.py), run over
-# this set's file and tables.
-_spec = importlib.util.spec_from_file_location("verify_heldout3", os.path.join(HERE, "../books-heldout3/verify.py"))
-first = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(first)
-first.DATA, first.BOOKS, first.EXPECTED, first.PREFIX, first.UNIQUE, first.ABSENT = (
-    DATA, BOOKS, EXPECTED, PREFIX, UNIQUE, ABSENT)
-first.SIBLINGS, first.PAGE_OVERLAP_IS_ERROR = SIBLINGS, PAGE_OVERLAP_IS_ERROR
+SIBLINGS = ['books-dev', 'heldout', 'heldout2', 'heldout3', 'heldout4', 'heldout5', 'heldout6']
 
 if __name__ == "__main__":
-    sys.exit(first.main())
+    _spec = importlib.util.spec_from_file_location("verify_heldout3", os.path.join(HERE, "../books-heldout3/verify.py"))
+    checks = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(checks)
+    sys.exit(checks.run_set(HERE, "heldout7", EXPECTED, PREFIX, UNIQUE, ABSENT, SIBLINGS))

@@ -1,31 +1,14 @@
 #!/usr/bin/env python3
 """Verify heldout8.jsonl (beside this script) against the PDFs.
 
-Only this set's tables live here; the checks are ../books-heldout3/verify.py's
-(its main(), run over this set's file and tables, with the sibling sets in
-SIBLINGS and PAGE_OVERLAP_IS_ERROR), exactly as ../books-heldout4/verify.py,
-../books-heldout5/verify.py, ../books-heldout6/verify.py and
-../books-heldout7/verify.py do it. Checks:
-  * every line parses as a JSON object with exactly the keys id, question,
-    books, answerable, gold (citebook's jsonl eval format, as in books-dev);
-  * ids are unique and follow the naming scheme (rintro8-NN / rintro8-uNN,
-    debian8-..., lshort8-...); books are known; pages are in range; questions
-    on lshort-zh-cn are written in Chinese;
-  * answerable questions have exactly one gold page {book_id, page}, one
-    evidence string and a non-empty answer; unanswerable ones have gold == {};
-  * every evidence string occurs in the `pdftotext -enc UTF-8 -f N -l N` text
-    of its gold page (whitespace-normalised; for Chinese text or text with CJK
-    characters, all whitespace removed);
-  * the distinctive answer terms (table UNIQUE) occur on the gold page and on
-    no other page of the book (default and -raw text of every page);
-  * the key terms of each unanswerable question (table ABSENT) occur nowhere
-    in the book (default and -raw text of every page);
-  * the composition per book (EXPECTED);
-  * no id, question, evidence sentence or gold page is shared with books-dev
-    (../../../../shared/corpora/books-dev/books-dev.jsonl) or with the sibling
-    held-out sets heldout, heldout2, heldout3, heldout4, heldout5, heldout6
-    and heldout7 (all are errors; heldout and heldout2 are on other books, so
-    they can only clash on ids or question/evidence text).
+Only this set's tables live here (EXPECTED, PREFIX, UNIQUE, ABSENT); the
+checks are ../books-heldout3/verify.py's, run over them by its run_set: the
+file's format and ids, each evidence string on its gold page's pdftotext text,
+the distinctive answer terms (UNIQUE) on the gold page and no other, the
+unanswerable questions' key terms (ABSENT) nowhere in the book, the
+composition (EXPECTED), and no id, question, evidence sentence or gold page
+shared with books-dev, heldout, heldout2, heldout3, heldout4, heldout5,
+heldout6, heldout7.
 
 Usage: python3 verify.py [heldout8.jsonl] [books_dir] [books-dev.jsonl]
 Needs poppler-utils (pdftotext, pdfinfo). Prints "ok: ..." and exits 0 when
@@ -36,16 +19,6 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "heldout8.jsonl")
-BOOKS = sys.argv[2] if len(sys.argv) > 2 else os.path.join(HERE, "../../../../shared/corpora/books")
-DEV = sys.argv[3] if len(sys.argv) > 3 else os.path.join(HERE, "../../../../shared/corpora/books-dev/books-dev.jsonl")
-HELDOUT1 = os.path.join(HERE, "../books-heldout/heldout.jsonl")
-HELDOUT2 = os.path.join(HERE, "../books-heldout2/heldout2.jsonl")
-HELDOUT3 = os.path.join(HERE, "../books-heldout3/heldout3.jsonl")
-HELDOUT4 = os.path.join(HERE, "../books-heldout4/heldout4.jsonl")
-HELDOUT5 = os.path.join(HERE, "../books-heldout5/heldout5.jsonl")
-HELDOUT6 = os.path.join(HERE, "../books-heldout6/heldout6.jsonl")
-HELDOUT7 = os.path.join(HERE, "../books-heldout7/heldout7.jsonl")
 
 EXPECTED = {  # book -> (answerable, unanswerable)
     "R-intro": (8, 4),
@@ -54,10 +27,7 @@ EXPECTED = {  # book -> (answerable, unanswerable)
 }
 PREFIX = {"R-intro": "rintro8-", "debian-reference.en": "debian8-", "lshort-zh-cn": "lshort8-"}
 
-# Distinctive answer terms: regexes that must match the gold page and no other
-# page. Patterns with CJK characters are matched on the page text with ALL
-# whitespace removed; ASCII patterns on the whitespace-normalised text (for
-# lshort-zh-cn on both forms, a hit in either counts). Case-insensitive.
+# UNIQUE and ABSENT are read as ../books-heldout3/verify.py explains.
 UNIQUE = {
     "rintro8-01": [r'help\("\[\["\)', r"syntactic meaning"],
     "rintro8-02": [r"Negative indices are not allowed in index matrices",
@@ -86,10 +56,6 @@ UNIQUE = {
     "lshort8-08": [r"mhchem", r"化学"],
 }
 
-# Key terms (and synonyms) of unanswerable questions: none may occur anywhere
-# in the book. Same matching rules as UNIQUE (CJK patterns on
-# whitespace-stripped text, others on whitespace-normalised text,
-# case-insensitive).
 ABSENT = {
     # neural networks with keras / torch
     "rintro8-u01": [r"neural", r"keras", r"tensorflow", r"torch", r"deep learning", r"machine learning"],
@@ -120,21 +86,10 @@ ABSENT = {
     "lshort8-u04": [r"求职", r"找工作", r"就业", r"职业", r"面试", r"雇主"],
 }
 
-# Overlap check: no id, question, evidence sentence or gold page shared with
-# these sets (all are errors).
-SIBLINGS = [("books-dev", DEV), ("heldout", HELDOUT1), ("heldout2", HELDOUT2), ("heldout3", HELDOUT3),
-            ("heldout4", HELDOUT4), ("heldout5", HELDOUT5), ("heldout6", HELDOUT6),
-            ("heldout7", HELDOUT7)]
-PAGE_OVERLAP_IS_ERROR = True
-
-# The checks themselves are heldout3's (../books-heldout3/verify.py), run over
-# this set's file and tables.
-_spec = importlib.util.spec_from_file_location("verify_heldout3", os.path.join(HERE, "../books-heldout3/verify.py"))
-first = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(first)
-first.DATA, first.BOOKS, first.EXPECTED, first.PREFIX, first.UNIQUE, first.ABSENT = (
-    DATA, BOOKS, EXPECTED, PREFIX, UNIQUE, ABSENT)
-first.SIBLINGS, first.PAGE_OVERLAP_IS_ERROR = SIBLINGS, PAGE_OVERLAP_IS_ERROR
+SIBLINGS = ['books-dev', 'heldout', 'heldout2', 'heldout3', 'heldout4', 'heldout5', 'heldout6', 'heldout7']
 
 if __name__ == "__main__":
-    sys.exit(first.main())
+    _spec = importlib.util.spec_from_file_location("verify_heldout3", os.path.join(HERE, "../books-heldout3/verify.py"))
+    checks = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(checks)
+    sys.exit(checks.run_set(HERE, "heldout8", EXPECTED, PREFIX, UNIQUE, ABSENT, SIBLINGS))
