@@ -112,7 +112,7 @@ func eachTerm(s string, v1 bool, fn func(t []byte)) {
 				word = word[:len(word)-1]
 			}
 			fn(stemWord(word, wide, v1))
-			word, wide, caps = word[:0], false, 0
+			word, wide, caps, lastCap = word[:0], false, 0, false
 		}
 	}
 	for i, r := range s {

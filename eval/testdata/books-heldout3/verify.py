@@ -2,9 +2,9 @@
 """Verify heldout3.jsonl (beside this script) against the PDFs.
 
 Adapted from ../books-heldout2/verify.py, but self-contained (it does not
-import another set's checker). It is also the checker of ../books-heldout4
-and ../books-heldout5, whose verify.py import it with their own tables
-(DATA, EXPECTED, PREFIX, UNIQUE, ABSENT, SIBLINGS, PAGE_OVERLAP_IS_ERROR).
+import another set's checker). It is also the checker of the later sets
+(../books-heldout4 …), whose verify.py run it through run_set with their
+own UNIQUE, ABSENT and SIBLINGS.
 Checks:
   * every line parses as a JSON object with exactly the keys id, question,
     books, answerable, gold (citebook's jsonl eval format, as in books-dev);
@@ -52,7 +52,8 @@ EXPECTED = {  # book -> (answerable, unanswerable)
     "debian-reference.en": (8, 4),
     "lshort-zh-cn": (8, 4),
 }
-PREFIX = {"R-intro": "rintro3-", "debian-reference.en": "debian3-", "lshort-zh-cn": "lshort3-"}
+SHORT = {"R-intro": "rintro", "debian-reference.en": "debian", "lshort-zh-cn": "lshort"}  # a book's ids: rintro3-01 …
+PREFIX = {book: f"{short}3-" for book, short in SHORT.items()}
 CHINESE_BOOKS = {"lshort-zh-cn"}
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 
@@ -318,16 +319,19 @@ SETS = {
 }
 
 
-def run_set(here, name, expected, prefix, unique, absent, siblings):
-    """Run these checks over a later set (books-heldout4 … call it from their
-    verify.py with their own tables): its file NAME.jsonl beside its script
-    in HERE (or argv[1]), the books in argv[2], books-dev in argv[3], and the
-    sets named in SIBLINGS (keys of SETS), a shared gold page an error."""
-    global DATA, BOOKS, EXPECTED, PREFIX, UNIQUE, ABSENT, SIBLINGS, PAGE_OVERLAP_IS_ERROR
-    DATA = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, name + ".jsonl")
+def run_set(here, n, unique, absent, siblings):
+    """Run these checks over the later set N (books-heldout4 … call it from
+    their verify.py with their own UNIQUE and ABSENT): its file heldoutN.jsonl
+    beside its script in HERE (or argv[1]), the books in argv[2], books-dev in
+    argv[3]; composed as this set (EXPECTED), its ids rintroN-…, debianN-…,
+    lshortN-…; no id, question, evidence sentence or gold page shared with the
+    sets named in SIBLINGS (keys of SETS)."""
+    global DATA, BOOKS, PREFIX, UNIQUE, ABSENT, SIBLINGS, PAGE_OVERLAP_IS_ERROR
+    DATA = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, f"heldout{n}.jsonl")
     BOOKS = sys.argv[2] if len(sys.argv) > 2 else os.path.join(here, "../../../../shared/corpora/books")
     dev = sys.argv[3] if len(sys.argv) > 3 else os.path.join(here, SETS["books-dev"])
-    EXPECTED, PREFIX, UNIQUE, ABSENT = expected, prefix, unique, absent
+    PREFIX = {book: f"{short}{n}-" for book, short in SHORT.items()}
+    UNIQUE, ABSENT = unique, absent
     SIBLINGS = [(s, dev if s == "books-dev" else os.path.join(here, SETS[s])) for s in siblings]
     PAGE_OVERLAP_IS_ERROR = True
     return main()
