@@ -372,7 +372,7 @@ func (x *pdfExtractor) parse(ctx context.Context) (*parsing.Document, error) {
 	body := bodySize(pageLines)
 	var paras []*pdfPara
 	for i, lines := range pageLines {
-		paras = append(paras, paragraphs(lines, i+1)...)
+		paras = append(paras, liftFootnotes(paragraphs(lines, i+1), body)...)
 	}
 	units := joinPages(paras, body)
 

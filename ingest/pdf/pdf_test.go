@@ -494,6 +494,54 @@ func TestParsePDFPageBreak(t *testing.T) {
 	t.Fatalf("no block holds %q", before+after)
 }
 
+// TestParsePDFFootnotes: a sentence running on to the next page reads on
+// past the footnotes at the foot of its page, and each footnote stays in the
+// text, on its page (liftFootnotes).
+func TestParsePDFFootnotes(t *testing.T) {
+	cases := []struct {
+		book, before, after string
+		page                int // of before; after is on the next
+		footnote            string
+	}{
+		{"R-intro.pdf", "but it can ", "be quite hard to decide", 12, "The leading “dot” in this file name"},
+		{"dtc-paper.pdf", "So, when kexec() comes ", "to boot another kernel", 1, "Well, mostly."},
+		{"hash_usenix.pdf", "Logically, we chain overflow ", "pages to the buckets", 5, "This is not strictly true."},
+		{"lshort-zh-cn.pdf", "文字密一些的地方，", "单词间距就略窄", 27, "中文排版实现汉字间断行"},
+	}
+	for _, c := range cases {
+		t.Run(c.book, func(t *testing.T) {
+			doc := parseCorpusPDF(t, c.book)
+			ran, noted := false, false
+			for _, s := range doc.Sections {
+				for _, b := range s.Blocks {
+					if i := strings.Index(b.Text, c.before+c.after); i >= 0 {
+						ran = true
+						at := i + len(c.before)
+						if p, _ := citebook.PageAt(b.Pages, at-1); p != c.page {
+							t.Errorf("%q on page %d, want %d", c.before, p, c.page)
+						}
+						if p, _ := citebook.PageAt(b.Pages, at); p != c.page+1 {
+							t.Errorf("%q on page %d, want %d", c.after, p, c.page+1)
+						}
+					}
+					if i := strings.Index(b.Text, c.footnote); i >= 0 {
+						noted = true
+						if p, _ := citebook.PageAt(b.Pages, i); p != c.page {
+							t.Errorf("footnote %q on page %d, want %d", c.footnote, p, c.page)
+						}
+					}
+				}
+			}
+			if !ran {
+				t.Errorf("no block reads %q", c.before+c.after)
+			}
+			if !noted {
+				t.Errorf("footnote %q lost", c.footnote)
+			}
+		})
+	}
+}
+
 func TestPDFPageLabelTree(t *testing.T) {
 	objs := []string{
 		"<< /Type /Catalog /Pages 2 0 R /PageLabels << /Kids [8 0 R] >> >>",
