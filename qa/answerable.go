@@ -242,6 +242,11 @@ func isCJKTerm(t string) bool {
 // segmenter yields every character and every pair; single characters are
 // too ambiguous to weigh, so pairs stand for the words.
 func questionTerms(question string, terms func(string) []string) []string {
+	// The "m" of the asker's "I'm" is "am"; Terms keeps a lone "m", which
+	// names a variable in books ("an n by m array"), and as a key term it
+	// was the rarest word of "I'm writing the Description field …", which
+	// was refused for a passage without it.
+	question = askerAm.ReplaceAllString(question, "I am")
 	var out, functional []string
 	alone := analysis.StandaloneSymbols(question)
 	measures := howWords(question, terms)
@@ -267,6 +272,38 @@ func questionTerms(question string, terms func(string) []string) []string {
 		return functional
 	}
 	return out
+}
+
+// askerAm matches the asker's "I'm".
+var askerAm = regexp.MustCompile(`\b[Ii]['’]m\b`)
+
+// ownName reports a word by which a reader names a thing of their own that
+// no book can know: "my" joined to what it is ("myapp", "mytool",
+// "mypkg", "my_disk") or a metasyntactic name ("foo", "bar" …). Absent from
+// the books, it is no sign that they do not cover the question ("My
+// package installs /etc/cron.d/myapp.hourly, but cron never runs it" was
+// refused as "the book never mentions “myapp”"), so it is no key term;
+// a book that uses it for its own examples still matches it.
+func ownName(t string) bool {
+	switch t {
+	case "foo", "bar", "baz", "qux", "quux", "foobar", "hoge", "fuga":
+		return true
+	}
+	rest, ok := strings.CutPrefix(t, "my")
+	if !ok {
+		return false
+	}
+	switch strings.TrimLeft(rest, "_-") {
+	case "app", "application", "tool", "pkg", "package", "project", "proj", "script", "prog", "program",
+		"lib", "library", "file", "data", "dataset", "disk", "module", "mod", "service", "daemon", "site",
+		"user", "host", "server", "db", "database", "dir", "folder", "doc", "document", "key", "repo",
+		"image", "img", "vm", "container", "cmd", "command", "bin", "binary", "conf", "config", "class",
+		"func", "function", "var", "table", "list", "vector", "df", "frame", "plot", "model", "env",
+		"domain", "box", "machine", "device", "drive", "share", "thesis", "paper", "book", "report", "fig",
+		"figure", "style", "macro", "font", "test", "job", "task", "game", "web", "api", "plugin", "ext":
+		return true
+	}
+	return false
 }
 
 // thirdPerson is the pronouns that stand for a person a question names
@@ -356,6 +393,9 @@ func (p *Pipeline) keyTerms(ctx context.Context, question string, namesPerson bo
 		for i, t := range cands {
 			if df[i] == 0 && isMixed(t) && !unlabelled[t] {
 				continue // "fy2018" absent: its digits are weighed on their own
+			}
+			if df[i] == 0 && ownName(t) {
+				continue
 			}
 			w := 1.0
 			if wn > 0 {

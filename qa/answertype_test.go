@@ -155,10 +155,7 @@ func TestWhatIs(t *testing.T) {
 // that definition's "two parts" passed for the quantity asked for.
 // Elsewhere "long" is the question's own word.
 func TestMeasureQuestion(t *testing.T) {
-	l := testlib.Open(t, testlib.Config(t.TempDir()))
-	testlib.Index(t, l, citebook.BookInput{BookID: "policy", Tenant: "lib", Path: corpus.Path(t, "books/policy.epub")})
-	p := testlib.Pipeline(t, l)
-	reader := citebook.Principal{Tenant: "lib", User: "r"}
+	p, reader := policyPipeline(t)
 	for _, tc := range []struct {
 		question, word string
 		key            bool
@@ -178,6 +175,36 @@ func TestMeasureQuestion(t *testing.T) {
 	require.NoError(t, err)
 	require.NotEmpty(t, a.Citations, a.Answer)
 	require.Contains(t, a.Citations[0].Quote, "certainly under 80 characters", a.Answer)
+}
+
+// policyPipeline indexes the Debian Policy Manual alone and returns a
+// pipeline over it with its reader.
+func policyPipeline(t *testing.T) (*qa.Pipeline, citebook.Principal) {
+	l := testlib.Open(t, testlib.Config(t.TempDir()))
+	testlib.Index(t, l, citebook.BookInput{BookID: "policy", Tenant: "lib", Path: corpus.Path(t, "books/policy.epub")})
+	return testlib.Pipeline(t, l), citebook.Principal{Tenant: "lib", User: "r"}
+}
+
+// TestOwnNamesAreNoTopic: a reader names their own package, program or
+// file ("mypkg", "mytool"), which no book prints; that is no sign the book
+// does not cover the question, which was refused as "the book never
+// mentions “mypkg”". The "m" of "I'm" is no key term either.
+func TestOwnNamesAreNoTopic(t *testing.T) {
+	p, reader := policyPipeline(t)
+	q := "May my package ship /usr/share/doc/mypkg as a symbolic link to the directory of another package?"
+	a, err := p.Ask(context.Background(), reader, qa.Request{Question: q, BookIDs: []string{"policy"}}, nil)
+	require.NoError(t, err)
+	require.False(t, a.Refused, "%+v", a.Trace.Answerability)
+	require.NotContains(t, a.Trace.Answerability.KeyTerms, "mypkg")
+	require.NotEmpty(t, a.Citations)
+	require.Contains(t, a.Citations[0].Quote, "is permitted to be a symbolic link to another directory", a.Answer)
+
+	q = "I'm packaging mytool. Must its copyright file be installed uncompressed?"
+	a, err = p.Ask(context.Background(), reader, qa.Request{Question: q, BookIDs: []string{"policy"}}, nil)
+	require.NoError(t, err)
+	require.NotContains(t, a.Trace.Answerability.KeyTerms, "mytool")
+	require.NotContains(t, a.Trace.Answerability.KeyTerms, "m")
+	require.NotEqual(t, qa.CodeNeverMentioned, a.Trace.Answerability.Code, "%+v", a.Trace.Answerability)
 }
 
 // TestAgentAndDefaultQuestions: the words framing what the answer states

@@ -48,6 +48,9 @@ func TestQuestionTermsLeaveOutTheAsker(t *testing.T) {
 		"Do I have to type the password in every ssh command?":  {"type", "password", "ssh", "command"},
 		"Is it OK to keep a swap file on an SSD?":               {"keep", "swap", "file", "ssd"},
 		"Why does top show 20 MB free when I have 1 GB of RAM?": {"top", "show", "20", "free", "1", "ram"},
+		// The "m" of "I'm" is "am"; a lone "m" elsewhere is a variable.
+		"I'm writing the Description field of an m by n table.": {"writing", "description", "field", "m", "n", "table"},
+		"I’m logged in over SSH.":                               {"logged", "ssh"},
 	} {
 		assert.Equal(t, want, questionTerms(q, analysis.Terms), q)
 	}
