@@ -7,4 +7,4 @@ package ingest
 // change (a table's header rows, a statement title); a file whose chunks
 // come out the same stays unchanged and keeps its embeddings. Bump it with
 // every change that alters what Split returns for some file.
-const Revision = "2026-12-05.1"
+const Revision = "2026-12-05.2"

@@ -3,12 +3,14 @@ package pdf
 import (
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/ledongthuc/pdf"
+	"golang.org/x/text/unicode/norm"
 )
 
 // pdfFrag is a run of glyphs drawn one after another on one baseline without
@@ -193,7 +195,65 @@ func buildFrags(glyphs []pdf.Text, fonts map[string]glyphFont) []pdfFrag {
 // page; full-width runs (titles, abstracts, captions, folios) split the page
 // into horizontal bands that are each read left column first.
 func layoutPage(glyphs []pdf.Text, fonts map[string]glyphFont) []pdfLine {
-	return layoutFrags(buildFrags(glyphs, fonts))
+	return layoutFrags(buildFrags(composeAccents(glyphs), fonts))
+}
+
+// composeAccents joins an accent that TeX (\\accent with OT1 or Type 1
+// fonts) strikes as a glyph of its own over or under a letter to that
+// letter: R-intro's "Fran¸cois" is "François", and a name spelt with a
+// spacing cedilla or diaeresis matched no reader's spelling of it. An
+// accent is joined only to a letter drawn just before or after it that its
+// middle is printed over, so one printed beside text ("the ¨ key", "`x`"
+// in code) stays as it is. The letter keeps its place and width.
+func composeAccents(glyphs []pdf.Text) []pdf.Text {
+	if !slices.ContainsFunc(glyphs, func(g pdf.Text) bool { _, ok := spacingAccents[g.S]; return ok }) {
+		return glyphs
+	}
+	out := make([]pdf.Text, 0, len(glyphs))
+	for i := 0; i < len(glyphs); i++ {
+		g := glyphs[i]
+		mark, ok := spacingAccents[g.S]
+		switch {
+		case !ok:
+			out = append(out, g)
+		case i+1 < len(glyphs) && accentOver(g, glyphs[i+1]):
+			c := glyphs[i+1]
+			c.S = norm.NFC.String(c.S + mark)
+			out = append(out, c)
+			i++
+		case i > 0 && len(out) > 0 && out[len(out)-1] == glyphs[i-1] && accentOver(g, glyphs[i-1]):
+			out[len(out)-1].S = norm.NFC.String(glyphs[i-1].S + mark)
+		default:
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// accentOver reports whether accent a is printed over or under letter l:
+// the middle of a within l's width, on l's line.
+func accentOver(a, l pdf.Text) bool {
+	r, n := utf8.DecodeRuneInString(l.S)
+	if n != len(l.S) || !unicode.IsLetter(r) || isCJK(r) {
+		return false
+	}
+	size := math.Abs(l.FontSize)
+	width := func(g pdf.Text) float64 {
+		if g.W <= 0 || g.W > 3*size {
+			return 0.45 * size
+		}
+		return g.W
+	}
+	mid := a.X + width(a)/2
+	return mid >= l.X-0.1*size && mid <= l.X+width(l)+0.1*size && math.Abs(a.Y-l.Y) < size
+}
+
+// spacingAccents maps the spacing forms of accents to the combining marks
+// they stand for.
+var spacingAccents = map[string]string{
+	"\u00B4": "\u0301", "`": "\u0300", "\u00A8": "\u0308", "\u02C6": "\u0302", "\u02DC": "\u0303",
+	"\u00B8": "\u0327", "\u02C7": "\u030C", "\u02D8": "\u0306", "\u02D9": "\u0307", "\u00AF": "\u0304",
+	"\u02DA": "\u030A", "\u02DD": "\u030B", "\u02DB": "\u0328",
 }
 
 // layoutFrags puts a page's runs into lines in reading order; OCR'd pages

@@ -542,6 +542,35 @@ func TestParsePDFFootnotes(t *testing.T) {
 	}
 }
 
+// TestParsePDFAccents: an accent TeX strikes as a glyph of its own over a
+// letter is joined to it (composeAccents); one printed beside a letter, as
+// in the code that types an accent, stays.
+func TestParsePDFAccents(t *testing.T) {
+	for _, c := range []struct {
+		book      string
+		want, not []string
+	}{
+		{"R-intro.pdf", []string{"suggested by François Pinard"}, []string{"Fran¸cois"}},
+		// lshort-zh-cn's table of accents: each printed accent, then the
+		// command that types it.
+		{"lshort-zh-cn.pdf", []string{"ò \\`o", "ó \\'o", "ô \\^o"}, []string{"`o \\`o"}},
+	} {
+		t.Run(c.book, func(t *testing.T) {
+			text := fullText(parseCorpusPDF(t, c.book))
+			for _, w := range c.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("no %q in the text", w)
+				}
+			}
+			for _, n := range c.not {
+				if strings.Contains(text, n) {
+					t.Errorf("%q in the text", n)
+				}
+			}
+		})
+	}
+}
+
 func TestPDFPageLabelTree(t *testing.T) {
 	objs := []string{
 		"<< /Type /Catalog /Pages 2 0 R /PageLabels << /Kids [8 0 R] >> >>",
