@@ -17,6 +17,7 @@ import (
 	"github.com/citebook/citebook/internal/corpus"
 	"github.com/citebook/citebook/internal/hostile"
 	"github.com/citebook/citebook/internal/pdftotext"
+	"github.com/ledongthuc/pdf"
 )
 
 // parsedPDFs caches parsed corpus books: several tests look at the same book
@@ -568,6 +569,35 @@ func TestParsePDFAccents(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestComposeAccents: the accent's middle must be printed over the letter
+// drawn next to it, before or after; the letter keeps its box.
+func TestComposeAccents(t *testing.T) {
+	g := func(s string, x float64) pdf.Text { return pdf.Text{S: s, X: x, W: 5, Y: 100, FontSize: 10} }
+	for _, c := range []struct {
+		name   string
+		glyphs []pdf.Text
+		want   string
+	}{
+		{"cedilla before its letter", []pdf.Text{g("n", 0), g("\u00B8", 5), g("c", 5), g("o", 10)}, "nço"},
+		{"acute after its letter", []pdf.Text{g("e", 0), g("\u00B4", 0.5), g("t", 5)}, "ét"},
+		{"accent beside a letter", []pdf.Text{g("\u00A8", 0), g("o", 8)}, "\u00A8o"},
+		{"grave over a digit", []pdf.Text{g("`", 0), g("1", 0)}, "`1"},
+		{"no accent", []pdf.Text{g("a", 0), g("b", 5)}, "ab"},
+	} {
+		var got strings.Builder
+		out := composeAccents(c.glyphs)
+		for _, o := range out {
+			got.WriteString(o.S)
+		}
+		if got.String() != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got.String(), c.want)
+		}
+		if c.want == "nço" && out[1].X != 5 {
+			t.Errorf("%s: the letter moved to %v", c.name, out[1].X)
+		}
 	}
 }
 
