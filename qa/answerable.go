@@ -279,21 +279,22 @@ var askerAm = regexp.MustCompile(`\b[Ii]['’]m\b`)
 
 // ownName reports a word by which a reader names a thing of their own that
 // no book can know: "my" joined to what it is ("myapp", "mytool",
-// "mypkg", "my_disk") or a metasyntactic name ("foo", "bar" …). Absent from
+// "mypkg") or a metasyntactic name ("foo", "baz" …; not "bar", a word of
+// charts and menus). Absent from
 // the books, it is no sign that they do not cover the question ("My
 // package installs /etc/cron.d/myapp.hourly, but cron never runs it" was
 // refused as "the book never mentions “myapp”"), so it is no key term;
 // a book that uses it for its own examples still matches it.
 func ownName(t string) bool {
 	switch t {
-	case "foo", "bar", "baz", "qux", "quux", "foobar", "hoge", "fuga":
+	case "foo", "baz", "qux", "quux", "foobar", "hoge", "fuga":
 		return true
 	}
 	rest, ok := strings.CutPrefix(t, "my")
 	if !ok {
 		return false
 	}
-	switch strings.TrimLeft(rest, "_-") {
+	switch rest {
 	case "app", "application", "tool", "pkg", "package", "project", "proj", "script", "prog", "program",
 		"lib", "library", "file", "data", "dataset", "disk", "module", "mod", "service", "daemon", "site",
 		"user", "host", "server", "db", "database", "dir", "folder", "doc", "document", "key", "repo",

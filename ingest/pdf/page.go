@@ -380,12 +380,12 @@ func (p *pdfPara) headingLike(body float64) bool {
 // liftFootnotes moves a page's footnotes (the paragraphs at its foot set
 // in smaller type, the first opening with a mark) up before its last body
 // paragraph when that paragraph runs on to the next page. A sentence
-// running on is otherwise cut by them: R-intro's
-// "but it can" + footnotes 4 and 5 + "be quite hard to decide" was
-// indexed, quoted and checked as two broken sentences. Moved, they stay on
-// their page, and the paragraph ends it, to be joined with its
-// continuation (joinPages). The paragraph must not open the page: one that continues
-// from the page before would be cut from that page instead.
+// running on is otherwise cut by them: R-intro's "but it can" + footnotes
+// 4 and 5 + "be quite hard to decide" was indexed, quoted and checked as
+// two broken sentences. Moved, they stay on their page, and the paragraph
+// ends it, to be joined with its continuation (joinPages). The paragraph
+// must not open the page: one that continues from the page before would
+// be cut from that page instead.
 func liftFootnotes(ps []*pdfPara, body float64) []*pdfPara {
 	j := len(ps)
 	for j > 0 && !ps[j-1].table && ps[j-1].size <= footnoteScale*body {
