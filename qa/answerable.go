@@ -280,11 +280,11 @@ var askerAm = regexp.MustCompile(`\b[Ii]['’]m\b`)
 // ownName reports a word by which a reader names a thing of their own that
 // no book can know: "my" joined to what it is ("myapp", "mytool",
 // "mypkg") or a metasyntactic name ("foo", "baz" …; not "bar", a word of
-// charts and menus). Absent from
-// the books, it is no sign that they do not cover the question ("My
-// package installs /etc/cron.d/myapp.hourly, but cron never runs it" was
-// refused as "the book never mentions “myapp”"), so it is no key term;
-// a book that uses it for its own examples still matches it.
+// charts and menus). Absent from the books, it is no sign that they do not
+// cover the question ("My package installs /etc/cron.d/myapp.hourly, but
+// cron never runs it" was refused as "the book never mentions “myapp”"),
+// so it is no key term; a book that uses it for its own examples still
+// matches it.
 func ownName(t string) bool {
 	switch t {
 	case "foo", "baz", "qux", "quux", "foobar", "hoge", "fuga":

@@ -122,10 +122,7 @@ func buildFrags(glyphs []pdf.Text, fonts map[string]glyphFont) []pdfFrag {
 			pendingSpace = open
 			continue
 		}
-		w := g.W
-		if w <= 0 || w > 3*size {
-			w = 0.45 * size
-		}
+		w := glyphWidth(g)
 		r, _ := utf8.DecodeRuneInString(g.S)
 		if open && r == lastRune && math.Abs(g.X-lastX) < 0.15*size && math.Abs(g.Y-lastY) < 0.15*size {
 			// The same glyph struck again a hair away: faked bold.
@@ -221,7 +218,7 @@ func composeAccents(glyphs []pdf.Text) []pdf.Text {
 			c.S = norm.NFC.String(c.S + mark)
 			out = append(out, c)
 			i++
-		case i > 0 && len(out) > 0 && out[len(out)-1] == glyphs[i-1] && accentOver(g, glyphs[i-1]):
+		case i > 0 && out[len(out)-1] == glyphs[i-1] && accentOver(g, glyphs[i-1]):
 			out[len(out)-1].S = norm.NFC.String(glyphs[i-1].S + mark)
 		default:
 			out = append(out, g)
@@ -238,14 +235,18 @@ func accentOver(a, l pdf.Text) bool {
 		return false
 	}
 	size := math.Abs(l.FontSize)
-	width := func(g pdf.Text) float64 {
-		if g.W <= 0 || g.W > 3*size {
-			return 0.45 * size
-		}
-		return g.W
+	mid := a.X + glyphWidth(a)/2
+	return mid >= l.X-0.1*size && mid <= l.X+glyphWidth(l)+0.1*size && math.Abs(a.Y-l.Y) < size
+}
+
+// glyphWidth is a glyph's advance, or an average glyph's (0.45 of its
+// size) when the font gives none or an implausible one.
+func glyphWidth(g pdf.Text) float64 {
+	size := math.Abs(g.FontSize)
+	if g.W <= 0 || g.W > 3*size {
+		return 0.45 * size
 	}
-	mid := a.X + width(a)/2
-	return mid >= l.X-0.1*size && mid <= l.X+width(l)+0.1*size && math.Abs(a.Y-l.Y) < size
+	return g.W
 }
 
 // spacingAccents maps the spacing forms of accents to the combining marks

@@ -202,7 +202,6 @@ def main():
             qs.append(q)
 
     comp = {b: [0, 0] for b in BOOKS}
-    n_ans = n_un = 0
     for q in qs:
         qid = q['id']
         if qid in seen:
@@ -245,7 +244,6 @@ def main():
                 fail('%s: evidence not found in %s: %r' % (qid, bid, ev[0][:80]))
                 continue
             comp[bid][0] += 1
-            n_ans += 1
             labels = [secs[i][0] for i in where]
             print('%s: evidence in %s' % (qid, '; '.join(labels)))
             if len(where) > 1:
@@ -274,7 +272,6 @@ def main():
                 fail('%s: no ABSENT terms listed' % qid)
                 continue
             comp[bid][1] += 1
-            n_un += 1
             for p in pats:
                 rx = re.compile(p, re.I)
                 hit = [label for label, body in spaced[bid] if rx.search(body)]
@@ -295,7 +292,7 @@ def main():
         print('%d FAIL line(s)' % len(fails))
         return 1
     print('ok: %d questions, %d answerable verified, %d unanswerable; %s (%d notes)' % (
-        len(qs), n_ans, n_un, ', '.join('%s %d+%d' % (b, c[0], c[1]) for b, c in comp.items()), len(notes)))
+        len(qs), sum(c[0] for c in comp.values()), sum(c[1] for c in comp.values()), ', '.join('%s %d+%d' % (b, c[0], c[1]) for b, c in comp.items()), len(notes)))
     return 0
 
 
